@@ -1,0 +1,280 @@
+package sqlite3
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"strconv"
+	"time"
+	"unsafe"
+)
+
+// largeValue is the size from which a TEXT or BLOB parameter gets its own C
+// buffer that SQLite adopts (no second copy), instead of a copy through the
+// connection's arena that SQLite copies again.
+const largeValue = 64 << 10
+
+// binder hands the arguments of one Exec or Query to its statements: positional
+// arguments in order, as each statement needs them, named ones by name.
+type binder struct {
+	args      []driver.NamedValue
+	next      int // index in args of the next positional argument to consume
+	named     int // number of named arguments; -1 until counted
+	usedNamed []bool
+	counted   bool
+}
+
+func (b *binder) countNamed() int {
+	if !b.counted {
+		b.counted = true
+		for i := range b.args {
+			if b.args[i].Name != "" {
+				b.named++
+			}
+		}
+	}
+	return b.named
+}
+
+// nextPositional returns the next unnamed argument.
+func (b *binder) nextPositional() (*driver.NamedValue, bool) {
+	for b.next < len(b.args) {
+		a := &b.args[b.next]
+		b.next++
+		if a.Name == "" {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// finish reports arguments that no statement used.
+func (b *binder) finish() error {
+	for i := b.next; i < len(b.args); i++ {
+		if b.args[i].Name == "" {
+			return driverError("too many arguments: " + itoa(len(b.args)-b.countNamed()) + " positional arguments given, statements use " + itoa(b.positionalUsed()))
+		}
+	}
+	if b.countNamed() > 0 {
+		for i := range b.args {
+			if b.args[i].Name != "" && (b.usedNamed == nil || !b.usedNamed[i]) {
+				return driverError("no parameter named " + strconv.Quote(b.args[i].Name) + " (looked for :" + b.args[i].Name + ", @" + b.args[i].Name + " and $" + b.args[i].Name + ")")
+			}
+		}
+	}
+	return nil
+}
+
+func (b *binder) positionalUsed() int {
+	n := 0
+	for i := 0; i < b.next && i < len(b.args); i++ {
+		if b.args[i].Name == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// findNamed returns the named argument for parameter name (":x", "@x", "$x").
+func (b *binder) findNamed(param string) (*driver.NamedValue, bool) {
+	if len(param) < 2 || (param[0] != ':' && param[0] != '@' && param[0] != '$') {
+		return nil, false
+	}
+	for i := range b.args {
+		if b.args[i].Name != "" && b.args[i].Name == param[1:] {
+			if b.usedNamed == nil {
+				b.usedNamed = make([]bool, len(b.args))
+			}
+			b.usedNamed[i] = true
+			return &b.args[i], true
+		}
+	}
+	return nil, false
+}
+
+// bind lays the statement's parameter values out in the connection's C
+// parameter array, ready for the one cgo call that binds and runs them. With
+// last, arguments left over are an error, reported before anything is written
+// (a written large value is a C buffer that only that call frees).
+func (s *SQLiteStmt) bind(b *binder, last bool) error {
+
+	n := s.nparam
+	if n == 0 {
+		if last {
+			return b.finish()
+		}
+		return nil
+	}
+	c := s.c
+	// Pick the argument of every parameter first, so that nothing is written
+	// to C memory (or malloc'd) before every value is known to be bindable.
+	var small [16]*driver.NamedValue
+	picked := small[:0]
+	if n > len(small) {
+		picked = make([]*driver.NamedValue, 0, n)
+	}
+	var arena int64
+	for i := 0; i < n; i++ {
+		var a *driver.NamedValue
+		ok := false
+		if b.countNamed() > 0 {
+			a, ok = b.findNamed(s.paramName(i))
+		}
+		if !ok {
+			if a, ok = b.nextPositional(); !ok {
+				return driverError("not enough arguments: parameter " + itoa(i+1) + describeParam(s.paramName(i)) + " has no value (the query has " + itoa(n) + " parameters in this statement)")
+			}
+		}
+		size, err := argSize(a.Value)
+		if err != nil {
+			return driverError("argument " + argName(a) + ": " + err.Error())
+		}
+		if size < largeValue {
+			arena += size
+		}
+		picked = append(picked, a)
+	}
+	if last {
+		if err := b.finish(); err != nil {
+			return err
+		}
+	}
+	if rc := cReserve(c.h, n, arena); rc != sqliteOK {
+		return Error{Code: ErrNomem, ExtendedCode: ErrNoExtended(ErrNomem), offset: -1}
+	}
+	slots := argSlots(c.h)[:n]
+	buf := argArena(c.h)
+	used := 0
+	for i, a := range picked {
+		slot := &slots[i]
+		slot.own = 0
+		slot.n = 0
+		switch v := a.Value.(type) {
+		case nil:
+			slot.typ = typeNull
+		case int64:
+			slot.typ = typeInteger
+			slot.setInt64(v)
+		case float64:
+			slot.typ = typeFloat
+			slot.setFloat64(v)
+		case bool:
+			slot.typ = typeInteger
+			if v {
+				slot.setInt64(1)
+			} else {
+				slot.setInt64(0)
+			}
+		case string:
+			slot.typ = typeText
+			if err := putBytes(slot, unsafe.Slice(unsafe.StringData(v), len(v)), buf, &used); err != nil {
+				freeOwned(slots[:i])
+				return err
+			}
+		case []byte:
+			if v == nil {
+				slot.typ = typeNull // mattn's convention: a nil []byte is NULL
+				break
+			}
+			slot.typ = typeBlob
+			if err := putBytes(slot, v, buf, &used); err != nil {
+				freeOwned(slots[:i])
+				return err
+			}
+		case time.Time:
+			var tmp [64]byte
+			slot.typ = typeText
+			_ = putBytes(slot, v.AppendFormat(tmp[:0], SQLiteTimestampFormats[0]), buf, &used)
+		}
+	}
+	return nil
+}
+
+// argSize validates a value and returns the bytes it needs in the arena.
+func argSize(v any) (int64, error) {
+	switch v := v.(type) {
+	case nil, int64, float64, bool:
+		return 0, nil
+	case string:
+		if len(v) > maxLength {
+			return 0, errTooBig(len(v))
+		}
+		return int64(len(v)), nil
+	case []byte:
+		if len(v) > maxLength {
+			return 0, errTooBig(len(v))
+		}
+		return int64(len(v)), nil
+	case time.Time:
+		return 64, nil
+	}
+	return 0, driverError("unsupported type " + typeName(v) + "; bind nil, integers, floats, bool, string, []byte, time.Time or a driver.Valuer")
+}
+
+func errTooBig(n int) error {
+	return Error{Code: ErrTooBig, ExtendedCode: ErrNoExtended(ErrTooBig), offset: -1,
+		err: "value of " + itoa(n) + " bytes exceeds SQLite's maximum length of " + itoa(maxLength) + " bytes"}
+}
+
+// putBytes points slot at a copy of b: in the arena when small, else in its own
+// C buffer that SQLite takes over.
+func putBytes(slot *argSlot, b []byte, arena []byte, used *int) error {
+	slot.n = int64(len(b))
+	if len(b) >= largeValue {
+		p := cMalloc(b)
+		if p == nil {
+			return Error{Code: ErrNomem, ExtendedCode: ErrNoExtended(ErrNomem), offset: -1}
+		}
+		slot.setPtr(p)
+		slot.own = 1
+		return nil
+	}
+	if len(b) == 0 {
+		slot.setPtr(nil)
+		return nil
+	}
+	dst := arena[*used : *used+len(b)]
+	copy(dst, b)
+	slot.setPtr(unsafe.Pointer(&dst[0]))
+	*used += len(b)
+	return nil
+}
+
+// freeOwned frees the C buffers of slots filled before a failure.
+func freeOwned(slots []argSlot) {
+	for i := range slots {
+		if slots[i].own != 0 {
+			cFree(*(*unsafe.Pointer)(unsafe.Pointer(&slots[i].v)))
+			slots[i].own = 0
+		}
+	}
+}
+
+// paramName returns the name of parameter i (0-based), reading all names from
+// SQLite the first time one is needed.
+func (s *SQLiteStmt) paramName(i int) string {
+	if s.params == nil {
+		s.params = make([]string, s.nparam)
+		for j := range s.params {
+			s.params[j] = cParamName(s.h, j+1)
+		}
+	}
+	return s.params[i]
+}
+
+func describeParam(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " (" + name + ")"
+}
+
+func argName(a *driver.NamedValue) string {
+	if a.Name != "" {
+		return strconv.Quote(a.Name)
+	}
+	return strconv.Itoa(a.Ordinal)
+}
+
+func typeName(v any) string { return fmt.Sprintf("%T", v) }
+
+func uitoa(v uint64) string { return strconv.FormatUint(v, 10) }

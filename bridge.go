@@ -1,0 +1,272 @@
+package sqlite3
+
+// The cgo boundary. This is the only Go file that calls into C: every other file
+// reads as plain Go over the handles and views defined here. Each wrapper names
+// the bridge (bridge.h) or SQLite function it calls; results that C leaves in
+// its own structs are read through unsafe views, without another cgo call.
+
+/*
+#include "bridge.h"
+*/
+import "C"
+
+import "unsafe"
+
+type (
+	connHandle = *C.bridge_conn
+	stmtHandle = *C.bridge_stmt
+)
+
+// SQLite result and type codes the Go side needs.
+const (
+	sqliteOK        = C.SQLITE_OK
+	sqliteRow       = C.SQLITE_ROW
+	sqliteDone      = C.SQLITE_DONE
+	sqliteNomem     = C.SQLITE_NOMEM
+	sqliteInterrupt = C.SQLITE_INTERRUPT
+	sqliteMisuse    = C.SQLITE_MISUSE
+	sqliteTooBig    = C.SQLITE_TOOBIG
+	sqliteRange     = C.SQLITE_RANGE
+
+	typeInteger  = C.SQLITE_INTEGER
+	typeFloat    = C.SQLITE_FLOAT
+	typeText     = C.SQLITE_TEXT
+	typeBlob     = C.SQLITE_BLOB
+	typeNull     = C.SQLITE_NULL
+	typeZeroBlob = C.BRIDGE_ZEROBLOB
+
+	classNone = C.BRIDGE_CLASS_NONE
+	classTime = C.BRIDGE_CLASS_TIME
+	classBool = C.BRIDGE_CLASS_BOOL
+
+	openReadOnly     = C.SQLITE_OPEN_READONLY
+	openReadWrite    = C.SQLITE_OPEN_READWRITE
+	openCreate       = C.SQLITE_OPEN_CREATE
+	openURI          = C.SQLITE_OPEN_URI
+	openMemory       = C.SQLITE_OPEN_MEMORY
+	openNoMutex      = C.SQLITE_OPEN_NOMUTEX
+	openFullMutex    = C.SQLITE_OPEN_FULLMUTEX
+	openSharedCache  = C.SQLITE_OPEN_SHAREDCACHE
+	openPrivateCache = C.SQLITE_OPEN_PRIVATECACHE
+
+	prepPersistent = C.SQLITE_PREPARE_PERSISTENT
+
+	// maxLength is SQLITE_MAX_LENGTH's default (the amalgamation defines it in
+	// the .c file only): the largest TEXT or BLOB SQLite accepts.
+	maxLength = 1000000000
+)
+
+// rowCol mirrors bridge_col: v holds an int64, a float64 or a C pointer,
+// according to typ.
+type rowCol struct {
+	v   [8]byte
+	typ int32
+	n   int32
+}
+
+func (c *rowCol) int64() int64     { return *(*int64)(unsafe.Pointer(&c.v)) }
+func (c *rowCol) float64() float64 { return *(*float64)(unsafe.Pointer(&c.v)) }
+
+// bytes views the TEXT or BLOB value in SQLite's memory; valid until the next step.
+func (c *rowCol) bytes() []byte {
+	p := *(*unsafe.Pointer)(unsafe.Pointer(&c.v))
+	if p == nil || c.n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(p), c.n)
+}
+
+// argSlot mirrors bridge_arg.
+type argSlot struct {
+	v   [8]byte
+	typ int32
+	own int32
+	n   int64
+}
+
+func (a *argSlot) setInt64(v int64)     { *(*int64)(unsafe.Pointer(&a.v)) = v }
+func (a *argSlot) setFloat64(v float64) { *(*float64)(unsafe.Pointer(&a.v)) = v }
+func (a *argSlot) setPtr(p unsafe.Pointer) {
+	*(*unsafe.Pointer)(unsafe.Pointer(&a.v)) = p
+}
+
+// The layouts above must match bridge.h exactly.
+var (
+	_ [unsafe.Sizeof(C.bridge_col{}) - unsafe.Sizeof(rowCol{})]struct{}
+	_ [unsafe.Sizeof(rowCol{}) - unsafe.Sizeof(C.bridge_col{})]struct{}
+	_ [unsafe.Sizeof(C.bridge_arg{}) - unsafe.Sizeof(argSlot{})]struct{}
+	_ [unsafe.Sizeof(argSlot{}) - unsafe.Sizeof(C.bridge_arg{})]struct{}
+	_ [unsafe.Offsetof(C.bridge_arg{}.n) - unsafe.Offsetof(argSlot{}.n)]struct{}
+	_ [unsafe.Offsetof(argSlot{}.n) - unsafe.Offsetof(C.bridge_arg{}.n)]struct{}
+)
+
+// cOpen calls bridge_open (sqlite3_open_v2 + sqlite3_busy_timeout).
+func cOpen(filename string, flags int, vfs string, busyMS int) (connHandle, int) {
+	cname := C.CString(filename)
+	defer C.free(unsafe.Pointer(cname))
+	var cvfs *C.char
+	if vfs != "" {
+		cvfs = C.CString(vfs)
+		defer C.free(unsafe.Pointer(cvfs))
+	}
+	var h connHandle
+	rc := C.bridge_open(cname, C.int(flags), cvfs, C.int(busyMS), &h)
+	return h, int(rc)
+}
+
+// cClose calls bridge_close: finalizes every live statement and closes.
+func cClose(h connHandle) int { return int(C.bridge_close(h)) }
+
+// cPrepare calls bridge_prepare (sqlite3_prepare_v3). With load, the SQL buffer
+// is first filled with sql; otherwise sql is ignored and the statement starting
+// at byte off of the buffer already loaded is prepared. The Go bytes are only
+// read during the call.
+func cPrepare(h connHandle, sql string, load bool, off int, flags uint) (stmtHandle, int, int) {
+	var p *C.char
+	n := 0
+	if load {
+		p, n = (*C.char)(unsafe.Pointer(unsafe.StringData(sql))), len(sql)
+		if p == nil {
+			p = (*C.char)(unsafe.Pointer(&zeroByte))
+		}
+	}
+	rc := C.bridge_prepare(h, p, C.int(n), C.int(off), C.uint(flags))
+	return h.prepared, int(h.tail), int(rc)
+}
+
+var zeroByte byte
+
+// cFinalize calls bridge_finalize (sqlite3_finalize).
+func cFinalize(s stmtHandle) { C.bridge_finalize(s) }
+
+// cReserve calls bridge_reserve: room for nargs parameters and arena bytes.
+func cReserve(h connHandle, nargs int, arena int64) int {
+	if nargs <= int(h.args_cap) && arena <= int64(h.arena_cap) {
+		return sqliteOK
+	}
+	return int(C.bridge_reserve(h, C.int(nargs), C.sqlite3_int64(arena)))
+}
+
+// argSlots views the connection's parameter array (C memory).
+func argSlots(h connHandle) []argSlot {
+	return unsafe.Slice((*argSlot)(unsafe.Pointer(h.args)), int(h.args_cap))
+}
+
+// argArena views the connection's arena for small TEXT/BLOB parameters (C memory).
+func argArena(h connHandle) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(h.arena)), int(h.arena_cap))
+}
+
+// cMalloc allocates a C buffer holding a copy of b, for a large parameter whose
+// ownership passes to SQLite at bind (it frees it with free()).
+func cMalloc(b []byte) unsafe.Pointer {
+	p := C.malloc(C.size_t(len(b)))
+	if p != nil {
+		copy(unsafe.Slice((*byte)(p), len(b)), b)
+	}
+	return p
+}
+
+func cMallocString(s string) unsafe.Pointer {
+	return cMalloc(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+func cFree(p unsafe.Pointer) { C.free(p) }
+
+// cExec calls bridge_exec: reset, bind, step to the end, changes, last rowid.
+func cExec(s stmtHandle, gen uint32) int { return int(C.bridge_exec(s, C.uint32_t(gen))) }
+
+// cQuery calls bridge_query: reset, bind, step the first row.
+func cQuery(s stmtHandle, gen uint32) int { return int(C.bridge_query(s, C.uint32_t(gen))) }
+
+// cStep calls bridge_step (sqlite3_step + every column of the row).
+func cStep(s stmtHandle, gen uint32) int { return int(C.bridge_step(s, C.uint32_t(gen))) }
+
+// cReset calls bridge_reset (sqlite3_reset + sqlite3_clear_bindings).
+func cReset(s stmtHandle) int { return int(C.bridge_reset(s)) }
+
+func stmtNumColumns(s stmtHandle) int     { return int(s.ncol) }
+func stmtNumParams(s stmtHandle) int      { return int(s.nparam) }
+func stmtRC(s stmtHandle) int             { return int(s.rc) }
+func stmtChanges(s stmtHandle) int64      { return int64(s.changes) }
+func stmtLastInsertID(s stmtHandle) int64 { return int64(s.last_id) }
+
+// stmtCols views the statement's row buffer (C memory, filled by each step).
+func stmtCols(s stmtHandle) []rowCol {
+	return unsafe.Slice((*rowCol)(unsafe.Pointer(s.cols)), int(s.ncol))
+}
+
+// stmtClasses views the column classes computed at prepare.
+func stmtClasses(s stmtHandle) []uint8 {
+	return unsafe.Slice((*uint8)(unsafe.Pointer(s.classes)), int(s.ncol))
+}
+
+// cColumnNames calls bridge_names (sqlite3_column_name for every column).
+func cColumnNames(s stmtHandle) ([]string, int) {
+	if rc := int(C.bridge_names(s)); rc != sqliteOK {
+		return nil, rc
+	}
+	ptrs := unsafe.Slice(s.names, int(s.ncol))
+	names := make([]string, len(ptrs))
+	for i, p := range ptrs {
+		names[i] = C.GoString(p)
+	}
+	return names, sqliteOK
+}
+
+// cColumnDeclType calls sqlite3_column_decltype.
+func cColumnDeclType(s stmtHandle, i int) string {
+	return C.GoString(C.sqlite3_column_decltype(s.stmt, C.int(i)))
+}
+
+// cColumnTableName calls sqlite3_column_table_name.
+func cColumnTableName(s stmtHandle, i int) string {
+	return C.GoString(C.sqlite3_column_table_name(s.stmt, C.int(i)))
+}
+
+// cColumnNotNull calls bridge_column_notnull (sqlite3_table_column_metadata).
+func cColumnNotNull(s stmtHandle, i int) int { return int(C.bridge_column_notnull(s, C.int(i))) }
+
+// cParamName calls sqlite3_bind_parameter_name ("" for a nameless parameter).
+func cParamName(s stmtHandle, i int) string {
+	return C.GoString(C.sqlite3_bind_parameter_name(s.stmt, C.int(i)))
+}
+
+// cStmtReadonly calls sqlite3_stmt_readonly.
+func cStmtReadonly(s stmtHandle) bool { return C.sqlite3_stmt_readonly(s.stmt) != 0 }
+
+// cAutocommit calls sqlite3_get_autocommit.
+func cAutocommit(h connHandle) bool { return C.sqlite3_get_autocommit(h.db) != 0 }
+
+// setCancelWord gives the bridge the word it polls for cancellation. The
+// caller pins word for as long as the connection is open.
+func setCancelWord(h connHandle, word *uint32) {
+	h.cancelled = (*C.uint32_t)(unsafe.Pointer(word))
+}
+
+// errInfo is what bridge_errinfo reports about the last failure on a connection.
+type errInfo struct {
+	code, extended, sysErrno, offset int
+	msg                              string
+}
+
+// cErrInfo calls bridge_errinfo (sqlite3_extended_errcode, sqlite3_system_errno,
+// sqlite3_error_offset, sqlite3_errmsg).
+func cErrInfo(h connHandle) errInfo {
+	C.bridge_errinfo(h)
+	return errInfo{
+		code:     int(h.err_code),
+		extended: int(h.err_ext),
+		sysErrno: int(h.err_errno),
+		offset:   int(h.err_offset),
+		msg:      C.GoString(h.err_msg),
+	}
+}
+
+// cErrstr calls sqlite3_errstr: the English text of a result code.
+func cErrstr(code int) string { return C.GoString(C.sqlite3_errstr(C.int(code))) }
+
+// cVersion calls sqlite3_libversion, sqlite3_libversion_number and sqlite3_sourceid.
+func cVersion() (string, int, string) {
+	return C.GoString(C.sqlite3_libversion()), int(C.sqlite3_libversion_number()), C.GoString(C.sqlite3_sourceid())
+}

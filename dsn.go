@@ -1,0 +1,306 @@
+package sqlite3
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is a parsed DSN: what to open and how to set the connection up.
+type config struct {
+	filename      string // passed to sqlite3_open_v2
+	flags         int
+	vfs           string
+	busyTimeout   int
+	loc           *time.Location
+	txlock        string // the statement that begins a transaction
+	stmtCacheSize int
+	pragmas       []string // run in order after open, each one statement
+}
+
+// The default prepared-statement cache size per connection (_stmt_cache_size).
+const defaultStmtCacheSize = 16
+
+// parseDSN parses a DSN in mattn/go-sqlite3's grammar: a filename, ":memory:"
+// or a "file:" URI, optionally followed by "?" and query parameters. SQLite's
+// own URI parameters (mode, cache, immutable, vfs, ...) are left in a file: URI
+// for SQLite to read; for a plain filename, mode and cache become open flags.
+// Parameters starting with "_" are the driver's. A malformed value is an error
+// that names the parameter.
+func parseDSN(dsn string) (*config, error) {
+	cfg := &config{
+		filename:      dsn,
+		flags:         openReadWrite | openCreate | openURI | openNoMutex,
+		busyTimeout:   5000,
+		txlock:        "BEGIN",
+		stmtCacheSize: defaultStmtCacheSize,
+	}
+	pos := strings.IndexByte(dsn, '?')
+	if pos < 0 {
+		return cfg, nil
+	}
+	params, err := url.ParseQuery(dsn[pos+1:])
+	if err != nil {
+		return nil, driverError("invalid DSN parameters: " + err.Error())
+	}
+	if !strings.HasPrefix(dsn, "file:") {
+		cfg.filename = dsn[:pos]
+		if err := plainFileParams(cfg, params); err != nil {
+			return nil, err
+		}
+	}
+	p := dsnParams(params)
+
+	if v, ok := p.get("_loc"); ok {
+		switch strings.ToLower(v) {
+		case "auto":
+			cfg.loc = time.Local
+		case "":
+		default:
+			if cfg.loc, err = time.LoadLocation(v); err != nil {
+				return nil, badParam("_loc", v, err.Error())
+			}
+		}
+	}
+	if v, ok := p.get("_mutex"); ok {
+		switch strings.ToLower(v) {
+		case "no":
+			cfg.flags = cfg.flags&^openFullMutex | openNoMutex
+		case "full":
+			cfg.flags = cfg.flags&^openNoMutex | openFullMutex
+		default:
+			return nil, badParam("_mutex", v, `want "no" or "full"`)
+		}
+	}
+	if v, ok := p.get("_txlock"); ok {
+		switch strings.ToLower(v) {
+		case "deferred":
+			cfg.txlock = "BEGIN"
+		case "immediate":
+			cfg.txlock = "BEGIN IMMEDIATE"
+		case "exclusive":
+			cfg.txlock = "BEGIN EXCLUSIVE"
+		default:
+			return nil, badParam("_txlock", v, `want "deferred", "immediate" or "exclusive"`)
+		}
+	}
+	if name, v, ok := p.alias("_busy_timeout", "_timeout"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, badParam(name, v, "want a non-negative number of milliseconds")
+		}
+		cfg.busyTimeout = n
+	}
+	if v, ok := p.get("_stmt_cache_size"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, badParam("_stmt_cache_size", v, "want a non-negative integer")
+		}
+		cfg.stmtCacheSize = n
+	}
+	if v, ok := p.get("vfs"); ok && !strings.HasPrefix(dsn, "file:") {
+		cfg.vfs = v
+	}
+
+	// The PRAGMAs, in the order mattn/go-sqlite3 runs them.
+	if name, v, ok := p.alias("_auto_vacuum", "_vacuum"); ok {
+		mode, ok := enumValue(v, map[string]string{"0": "NONE", "none": "NONE", "1": "FULL", "full": "FULL", "2": "INCREMENTAL", "incremental": "INCREMENTAL"})
+		if !ok {
+			return nil, badParam(name, v, `want "none", "full" or "incremental"`)
+		}
+		cfg.pragma("auto_vacuum", mode)
+	}
+	boolPragmas := []struct{ pragma, name, alias string }{
+		{"case_sensitive_like", "_case_sensitive_like", "_cslike"},
+		{"defer_foreign_keys", "_defer_foreign_keys", "_defer_fk"},
+		{"foreign_keys", "_foreign_keys", "_fk"},
+		{"ignore_check_constraints", "_ignore_check_constraints", ""},
+	}
+	for _, bp := range boolPragmas {
+		if err := cfg.boolPragma(p, bp.pragma, bp.name, bp.alias); err != nil {
+			return nil, err
+		}
+	}
+	if name, v, ok := p.alias("_journal_mode", "_journal"); ok {
+		mode, ok := enumValue(v, map[string]string{"delete": "DELETE", "truncate": "TRUNCATE", "persist": "PERSIST", "memory": "MEMORY", "wal": "WAL", "off": "OFF"})
+		if !ok {
+			return nil, badParam(name, v, "want DELETE, TRUNCATE, PERSIST, MEMORY, WAL or OFF")
+		}
+		cfg.pragma("journal_mode", mode)
+	}
+	if name, v, ok := p.alias("_locking_mode", "_locking"); ok {
+		mode, ok := enumValue(v, map[string]string{"normal": "NORMAL", "exclusive": "EXCLUSIVE"})
+		if !ok {
+			return nil, badParam(name, v, "want NORMAL or EXCLUSIVE")
+		}
+		if mode != "NORMAL" { // NORMAL is SQLite's default: nothing to run
+			cfg.pragma("locking_mode", mode)
+		}
+	}
+	if err := cfg.boolPragma(p, "query_only", "_query_only", ""); err != nil {
+		return nil, err
+	}
+	if err := cfg.boolPragma(p, "recursive_triggers", "_recursive_triggers", "_rt"); err != nil {
+		return nil, err
+	}
+	if v, ok := p.get("_secure_delete"); ok {
+		if strings.EqualFold(v, "fast") {
+			cfg.pragma("secure_delete", "FAST")
+		} else if b, ok := boolValue(v); ok {
+			cfg.pragma("secure_delete", b)
+		} else {
+			return nil, badParam("_secure_delete", v, "want a boolean or FAST")
+		}
+	}
+	if name, v, ok := p.alias("_synchronous", "_sync"); ok {
+		mode, ok := enumValue(v, map[string]string{"0": "OFF", "off": "OFF", "1": "NORMAL", "normal": "NORMAL", "2": "FULL", "full": "FULL", "3": "EXTRA", "extra": "EXTRA"})
+		if !ok {
+			return nil, badParam(name, v, "want OFF, NORMAL, FULL or EXTRA")
+		}
+		if mode != "NORMAL" { // NORMAL is our compiled-in default
+			cfg.pragma("synchronous", mode)
+		}
+	}
+	if err := cfg.boolPragma(p, "writable_schema", "_writable_schema", ""); err != nil {
+		return nil, err
+	}
+	if v, ok := p.get("_cache_size"); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, badParam("_cache_size", v, "want an integer")
+		}
+		cfg.pragma("cache_size", strconv.FormatInt(n, 10))
+	}
+	for _, v := range params["_pragma"] {
+		stmt, err := pragmaParam(v)
+		if err != nil {
+			return nil, err
+		}
+		cfg.pragmas = append(cfg.pragmas, stmt)
+	}
+	return cfg, nil
+}
+
+// plainFileParams turns SQLite's mode and cache parameters into open flags for
+// a DSN that is not a file: URI (SQLite reads URI parameters only from URIs).
+func plainFileParams(cfg *config, params url.Values) error {
+	if v := params.Get("mode"); v != "" {
+		cfg.flags &^= openReadOnly | openReadWrite | openCreate
+		switch v {
+		case "ro":
+			cfg.flags |= openReadOnly
+		case "rw":
+			cfg.flags |= openReadWrite
+		case "rwc":
+			cfg.flags |= openReadWrite | openCreate
+		case "memory":
+			cfg.flags |= openReadWrite | openCreate | openMemory
+		default:
+			return badParam("mode", v, `want "ro", "rw", "rwc" or "memory"`)
+		}
+	}
+	switch v := params.Get("cache"); v {
+	case "":
+	case "shared":
+		cfg.flags |= openSharedCache
+	case "private":
+		cfg.flags |= openPrivateCache
+	default:
+		return badParam("cache", v, `want "shared" or "private"`)
+	}
+	return nil
+}
+
+// dsnParams reads the DSN's parameters; as in mattn/go-sqlite3 (url.Values.Get),
+// the first value of a repeated parameter wins.
+type dsnParams url.Values
+
+func (p dsnParams) get(name string) (string, bool) {
+	v, ok := p[name]
+	if !ok || len(v) == 0 {
+		return "", false
+	}
+	return v[0], true
+}
+
+// alias returns the value of name, or else of its alias, and which one was set.
+func (p dsnParams) alias(name, alias string) (string, string, bool) {
+	if v, ok := p.get(name); ok {
+		return name, v, true
+	}
+	if alias != "" {
+		if v, ok := p.get(alias); ok {
+			return alias, v, true
+		}
+	}
+	return "", "", false
+}
+
+func (cfg *config) pragma(name, value string) {
+	cfg.pragmas = append(cfg.pragmas, "PRAGMA "+name+" = "+value)
+}
+
+func (cfg *config) boolPragma(p dsnParams, pragma, name, alias string) error {
+	name, v, ok := p.alias(name, alias)
+	if !ok {
+		return nil
+	}
+	b, ok := boolValue(v)
+	if !ok {
+		return badParam(name, v, "want a boolean (1, 0, true, false, yes, no, on, off)")
+	}
+	cfg.pragma(pragma, b)
+	return nil
+}
+
+// boolValue accepts SQLite's boolean spellings and returns "1" or "0".
+func boolValue(v string) (string, bool) {
+	switch strings.ToLower(v) {
+	case "1", "yes", "true", "on":
+		return "1", true
+	case "0", "no", "false", "off":
+		return "0", true
+	}
+	return "", false
+}
+
+func enumValue(v string, values map[string]string) (string, bool) {
+	s, ok := values[strings.ToLower(v)]
+	return s, ok
+}
+
+// pragmaParam checks a _pragma value, "name" or "name(value)" or "name=value",
+// and returns the statement. The name must be an identifier (optionally
+// schema-qualified) and the value free of ';', so a DSN can run one PRAGMA and
+// nothing else.
+func pragmaParam(v string) (string, error) {
+	name, arg := v, ""
+	if i := strings.IndexAny(v, "(="); i >= 0 {
+		name, arg = v[:i], v[i:]
+		if arg[0] == '(' && !strings.HasSuffix(arg, ")") {
+			return "", badParam("_pragma", v, "want name(value)")
+		}
+	}
+	if !isPragmaName(name) || strings.ContainsAny(arg, ";\x00") {
+		return "", badParam("_pragma", v, "want name(value)")
+	}
+	return "PRAGMA " + name + arg, nil
+}
+
+func isPragmaName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func badParam(name, value, want string) error {
+	return driverError("invalid DSN parameter " + name + "=" + strconv.Quote(value) + ": " + want)
+}

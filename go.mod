@@ -1,0 +1,3 @@
+module github.com/fastsqlite/sqlite3
+
+go 1.26

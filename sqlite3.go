@@ -1,0 +1,355 @@
+// Package sqlite3 is a database/sql driver for SQLite, built with cgo on a
+// vendored SQLite amalgamation, and a drop-in replacement for
+// github.com/mattn/go-sqlite3: same driver name ("sqlite3"), DSN parameters,
+// exported API and value conventions.
+//
+//	import _ "github.com/fastsqlite/sqlite3"
+//
+//	db, err := sql.Open("sqlite3", "file:app.db?_journal_mode=WAL&_busy_timeout=5000")
+//
+// Each row costs one cgo call: a small C bridge (bridge.h) steps the statement
+// and describes every column of the row in one buffer that Go reads directly.
+// See the README for the DSN reference, the type mapping and the compile
+// options.
+package sqlite3
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+func init() {
+	sql.Register("sqlite3", &SQLiteDriver{})
+}
+
+// Version returns SQLite's version string, version number and source id
+// (sqlite3_libversion, sqlite3_libversion_number, sqlite3_sourceid).
+func Version() (libVersion string, libVersionNumber int, sourceID string) {
+	return cVersion()
+}
+
+// SQLiteDriver is the database/sql driver. Register your own with sql.Register
+// to load extensions or run a hook on every new connection.
+type SQLiteDriver struct {
+	// Extensions are loaded into every new connection (sqlite3_load_extension).
+	Extensions []string
+	// ConnectHook runs on every new connection before it is used.
+	ConnectHook func(*SQLiteConn) error
+}
+
+var (
+	_ driver.Driver        = (*SQLiteDriver)(nil)
+	_ driver.DriverContext = (*SQLiteDriver)(nil)
+	_ driver.Connector     = (*connector)(nil)
+)
+
+// Open opens a new connection; see the README for the DSN grammar.
+func (d *SQLiteDriver) Open(dsn string) (driver.Conn, error) {
+	cfg, err := parseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return d.open(context.Background(), cfg)
+}
+
+// OpenConnector parses the DSN once, for every connection of a sql.DB.
+func (d *SQLiteDriver) OpenConnector(dsn string) (driver.Connector, error) {
+	cfg, err := parseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return &connector{d: d, cfg: cfg}, nil
+}
+
+// NewConnector returns a connector for dsn with the default driver, for
+// sql.OpenDB. The DSN is parsed here, so a malformed one fails now.
+func NewConnector(dsn string) (driver.Connector, error) {
+	return (&SQLiteDriver{}).OpenConnector(dsn)
+}
+
+type connector struct {
+	d   *SQLiteDriver
+	cfg *config
+}
+
+func (c *connector) Connect(ctx context.Context) (driver.Conn, error) { return c.d.open(ctx, c.cfg) }
+func (c *connector) Driver() driver.Driver                            { return c.d }
+
+func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	h, rc := cOpen(cfg.filename, cfg.flags, cfg.vfs, cfg.busyTimeout)
+	if h == nil {
+		return nil, Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1}
+	}
+	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, cancelled: new(uint32)}
+	if rc != sqliteOK {
+		err := errorFor(h, rc, 0)
+		cClose(h)
+		return nil, err
+	}
+	c.pin.Pin(c.cancelled)
+	setCancelWord(h, c.cancelled)
+	for _, p := range cfg.pragmas {
+		if err := c.execOne(p); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	if d.ConnectHook != nil {
+		if err := d.ConnectHook(c); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// SQLiteConn is one connection to an SQLite database. database/sql serialises
+// its use; reach it with sql.Conn.Raw or SQLiteDriver.ConnectHook.
+type SQLiteConn struct {
+	h      connHandle
+	loc    *time.Location
+	txlock string
+	closed bool
+
+	// Cancellation (see bridge.h): gen numbers operations; cancelled is the
+	// word the bridge polls, in Go memory pinned for the connection's life so
+	// that a context's AfterFunc can store into it at any time, even after Close.
+	gen       uint32
+	cancelled *uint32
+	pin       runtime.Pinner
+
+	// readOnlyTx is set while a BeginTx(ReadOnly) transaction runs.
+	readOnlyTx bool
+}
+
+var (
+	_ driver.Conn               = (*SQLiteConn)(nil)
+	_ driver.ConnBeginTx        = (*SQLiteConn)(nil)
+	_ driver.ConnPrepareContext = (*SQLiteConn)(nil)
+	_ driver.ExecerContext      = (*SQLiteConn)(nil)
+	_ driver.QueryerContext     = (*SQLiteConn)(nil)
+	_ driver.Pinger             = (*SQLiteConn)(nil)
+	_ driver.SessionResetter    = (*SQLiteConn)(nil)
+	_ driver.Validator          = (*SQLiteConn)(nil)
+	_ driver.NamedValueChecker  = (*SQLiteConn)(nil)
+)
+
+// Close finalizes every statement still prepared on the connection and closes
+// it (sqlite3_close_v2). Closing twice is harmless.
+func (c *SQLiteConn) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	rc := cClose(c.h)
+	c.h = nil
+	c.pin.Unpin()
+	if rc != sqliteOK {
+		return Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1}
+	}
+	return nil
+}
+
+// Ping reports driver.ErrBadConn once the connection is closed.
+func (c *SQLiteConn) Ping(ctx context.Context) error {
+	if c.closed {
+		return driver.ErrBadConn
+	}
+	return nil
+}
+
+// ResetSession is called by database/sql before a pooled connection is reused.
+func (c *SQLiteConn) ResetSession(ctx context.Context) error {
+	if c.closed {
+		return driver.ErrBadConn
+	}
+	return nil
+}
+
+// IsValid reports whether the connection may go back to the pool.
+func (c *SQLiteConn) IsValid() bool { return !c.closed }
+
+// AutoCommit reports whether the connection is outside any transaction
+// (sqlite3_get_autocommit).
+func (c *SQLiteConn) AutoCommit() bool { return !c.closed && cAutocommit(c.h) }
+
+// watch is the cancellation of one operation: its generation (0 when its
+// context can never be cancelled) and the AfterFunc that stores it.
+type watch struct {
+	gen  uint32
+	stop func() bool
+	ctx  context.Context
+}
+
+// watch arms cancellation for an operation run with ctx. A context without a
+// Done channel costs nothing: no AfterFunc, no progress handler.
+func (c *SQLiteConn) watch(ctx context.Context) (watch, error) {
+	if ctx.Done() == nil {
+		return watch{}, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return watch{}, err
+	}
+	c.gen++
+	if c.gen == 0 {
+		c.gen = 1
+	}
+	gen, word := c.gen, c.cancelled
+	stop := context.AfterFunc(ctx, func() { atomic.StoreUint32(word, gen) })
+	return watch{gen: gen, stop: stop, ctx: ctx}, nil
+}
+
+// done disarms the watch. A store by an AfterFunc that runs late is harmless:
+// it names a generation no later operation uses.
+func (w *watch) done() {
+	if w.stop != nil {
+		w.stop()
+		w.stop = nil
+	}
+}
+
+// errorFor returns the error for result code rc of an operation: the context's
+// error when the operation was interrupted because its context ended.
+func (c *SQLiteConn) errorFor(rc int, w *watch, base int) error {
+	if rc&ErrNoMask == sqliteInterrupt && w.gen != 0 && atomic.LoadUint32(c.cancelled) == w.gen {
+		err := w.ctx.Err()
+		if err == nil {
+			err = context.Canceled
+		}
+		return &interruptedError{ctxErr: err}
+	}
+	return errorFor(c.h, rc, base)
+}
+
+// CheckNamedValue accepts the values the driver binds directly, converting
+// the other integer and float kinds without reflection; anything else goes
+// to database/sql's default conversion (driver.Valuer, named types).
+func (c *SQLiteConn) CheckNamedValue(nv *driver.NamedValue) error {
+	switch v := nv.Value.(type) {
+	case nil, int64, float64, bool, string, []byte, time.Time:
+		return nil
+	case int:
+		nv.Value = int64(v)
+	case int32:
+		nv.Value = int64(v)
+	case int16:
+		nv.Value = int64(v)
+	case int8:
+		nv.Value = int64(v)
+	case uint8:
+		nv.Value = int64(v)
+	case uint16:
+		nv.Value = int64(v)
+	case uint32:
+		nv.Value = int64(v)
+	case uint:
+		return checkUint(nv, uint64(v))
+	case uint64:
+		return checkUint(nv, v)
+	case float32:
+		nv.Value = float64(v)
+	default:
+		return driver.ErrSkip
+	}
+	return nil
+}
+
+func checkUint(nv *driver.NamedValue, v uint64) error {
+	if v > 1<<63-1 {
+		return driverError("uint64 value " + uitoa(v) + " overflows SQLite's 64-bit signed INTEGER")
+	}
+	nv.Value = int64(v)
+	return nil
+}
+
+// Begin starts a transaction; use BeginTx.
+//
+// Deprecated: Drivers should implement ConnBeginTx instead (or additionally).
+func (c *SQLiteConn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+// BeginTx starts a transaction with the DSN's _txlock (BEGIN, BEGIN IMMEDIATE
+// or BEGIN EXCLUSIVE). SQLite transactions are serializable, so the isolation
+// levels Default, Serializable and Linearizable are accepted and any other is
+// an error. A ReadOnly transaction really is read-only (PRAGMA query_only for
+// its duration): writes in it fail with ErrReadonly.
+func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if c.closed {
+		return nil, driver.ErrBadConn
+	}
+	switch sql.IsolationLevel(opts.Isolation) {
+	case sql.LevelDefault, sql.LevelSerializable, sql.LevelLinearizable:
+	default:
+		return nil, driverError("isolation level " + sql.IsolationLevel(opts.Isolation).String() + " is not supported; SQLite transactions are serializable")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if opts.ReadOnly {
+		if err := c.execOne("PRAGMA query_only = 1"); err != nil {
+			return nil, err
+		}
+		c.readOnlyTx = true
+	}
+	if _, err := c.ExecContext(ctx, c.txlock, nil); err != nil {
+		c.endReadOnly()
+		return nil, err
+	}
+	return &SQLiteTx{c: c}, nil
+}
+
+// endReadOnly restores writes after a read-only transaction.
+func (c *SQLiteConn) endReadOnly() {
+	if c.readOnlyTx && !c.closed {
+		c.readOnlyTx = false
+		_ = c.execOne("PRAGMA query_only = 0")
+	}
+}
+
+// SQLiteTx is a transaction.
+type SQLiteTx struct {
+	c *SQLiteConn
+}
+
+// Commit commits the transaction. If COMMIT fails (say SQLITE_BUSY), the
+// transaction is rolled back, so the connection is never left inside it:
+// database/sql considers the transaction over either way.
+func (tx *SQLiteTx) Commit() error {
+	c := tx.c
+	defer c.endReadOnly()
+	if c.closed {
+		return driver.ErrBadConn
+	}
+	if cAutocommit(c.h) {
+		return driverError("cannot commit: the transaction was already rolled back (for example by an interrupted statement or an error)")
+	}
+	if err := c.execOne("COMMIT"); err != nil {
+		if !cAutocommit(c.h) {
+			_ = c.execOne("ROLLBACK")
+		}
+		return err
+	}
+	return nil
+}
+
+// Rollback rolls the transaction back. Rolling back a transaction that SQLite
+// already ended (after an interrupt or certain errors) is not an error.
+func (tx *SQLiteTx) Rollback() error {
+	c := tx.c
+	defer c.endReadOnly()
+	if c.closed {
+		return driver.ErrBadConn
+	}
+	if cAutocommit(c.h) {
+		return nil
+	}
+	return c.execOne("ROLLBACK")
+}

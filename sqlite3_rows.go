@@ -1,0 +1,237 @@
+package sqlite3
+
+import (
+	"database/sql/driver"
+	"io"
+	"reflect"
+	"strings"
+	"unsafe"
+)
+
+// SQLiteRows is the result of a query. Each Next is one cgo call that steps the
+// statement and describes every column; the values are copied out of SQLite's
+// memory in Go, with one allocation for all the row's TEXT and BLOB bytes.
+type SQLiteRows struct {
+	s       *SQLiteStmt
+	w       watch // the query's cancellation, disarmed at Close
+	pending bool  // the first row was stepped by the query call
+	done    bool
+	closed  bool
+	err     error // why the rows ended early
+	decl    []string
+}
+
+var (
+	_ driver.Rows                           = (*SQLiteRows)(nil)
+	_ driver.RowsColumnTypeDatabaseTypeName = (*SQLiteRows)(nil)
+	_ driver.RowsColumnTypeScanType         = (*SQLiteRows)(nil)
+	_ driver.RowsColumnTypeNullable         = (*SQLiteRows)(nil)
+)
+
+// Values at least this large get an allocation of their own rather than a
+// share of the row's, so a small value never keeps a large one alive.
+const ownAllocation = 4 << 10
+
+// Columns returns the column names (sqlite3_column_name), read once per statement.
+func (r *SQLiteRows) Columns() []string {
+	s := r.s
+	if s.names == nil && !s.closed && !s.c.closed {
+		names, rc := cColumnNames(s.h)
+		if rc != sqliteOK {
+			names = make([]string, len(s.cols))
+		}
+		s.names = names
+	}
+	return s.names
+}
+
+// Next steps to the next row and converts its columns: INTEGER to int64 (bool
+// in BOOLEAN columns, time.Time in DATE/DATETIME/TIMESTAMP columns), FLOAT to
+// float64, TEXT to string (time.Time in date/time columns when it parses),
+// BLOB to []byte, NULL to nil. Values stay valid after the next call.
+func (r *SQLiteRows) Next(dest []driver.Value) error {
+	if r.done || r.closed {
+		if r.err != nil {
+			return r.err
+		}
+		return io.EOF
+	}
+	s := r.s
+	if s.c.closed {
+		r.done = true
+		r.err = driver.ErrBadConn
+		return r.err
+	}
+	var rc int
+	if r.pending {
+		r.pending = false
+		rc = stmtRC(s.h)
+	} else {
+		rc = cStep(s.h, r.w.gen)
+	}
+	switch rc {
+	case sqliteRow:
+	case sqliteDone:
+		r.done = true
+		return io.EOF
+	default:
+		r.done = true
+		r.err = s.c.errorFor(rc, &r.w, 0)
+		return r.err
+	}
+	r.decode(dest)
+	return nil
+}
+
+// decode converts the bridge's description of the current row.
+func (r *SQLiteRows) decode(dest []driver.Value) {
+	s := r.s
+	cols := s.cols
+	// One allocation holds the bytes of every small TEXT and BLOB of the row.
+	total := 0
+	for i := range cols {
+		if t := cols[i].typ; (t == typeText || t == typeBlob) && cols[i].n < ownAllocation {
+			total += int(cols[i].n)
+		}
+	}
+	var buf []byte
+	if total > 0 {
+		buf = make([]byte, total)
+	}
+	for i := range cols {
+		if i >= len(dest) {
+			break
+		}
+		col := &cols[i]
+		switch col.typ {
+		case typeInteger:
+			v := col.int64()
+			switch s.classes[i] {
+			case classTime:
+				dest[i] = unixTime(v, s.c.loc)
+			case classBool:
+				dest[i] = v > 0
+			default:
+				dest[i] = v
+			}
+		case typeFloat:
+			dest[i] = col.float64()
+		case typeText:
+			src := col.bytes()
+			if s.classes[i] == classTime {
+				if t, ok := parseTime(src, s.c.loc); ok {
+					dest[i] = t
+					continue
+				}
+			}
+			var b []byte
+			b, buf = take(src, buf)
+			dest[i] = unsafe.String(unsafe.SliceData(b), len(b))
+		case typeBlob:
+			var b []byte
+			b, buf = take(col.bytes(), buf)
+			if b == nil {
+				b = []byte{}
+			}
+			dest[i] = b
+		default:
+			dest[i] = nil
+		}
+	}
+}
+
+// take copies src into the front of buf (or into its own allocation when large)
+// and returns the copy, capped so appending to it cannot overwrite a neighbour.
+func take(src, buf []byte) ([]byte, []byte) {
+	n := len(src)
+	if n == 0 {
+		return nil, buf
+	}
+	if n >= ownAllocation {
+		b := make([]byte, n)
+		copy(b, src)
+		return b, buf
+	}
+	copy(buf, src)
+	return buf[:n:n], buf[n:]
+}
+
+// Close ends the rows: the statement is reset (releasing its locks), or
+// finalized when the query prepared it. The query's cancellation is disarmed.
+func (r *SQLiteRows) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	r.w.done()
+	s := r.s
+	if s.rows == r {
+		s.rows = nil
+	}
+	if s.closed || s.c.closed {
+		return nil
+	}
+	if s.finalizeOnRowsClose {
+		return s.Close()
+	}
+	cReset(s.h)
+	return nil
+}
+
+// detach ends rows whose statement is being re-run or closed.
+func (r *SQLiteRows) detach() {
+	if !r.closed && !r.done {
+		r.done = true
+		r.err = driverError("rows ended: their statement was run again or closed")
+	}
+	r.w.done()
+	if r.s.rows == r {
+		r.s.rows = nil
+	}
+}
+
+// DeclTypes returns the declared types of the columns, lowercased
+// (sqlite3_column_decltype), as mattn/go-sqlite3 does.
+func (r *SQLiteRows) DeclTypes() []string {
+	if r.decl == nil {
+		s := r.s
+		r.decl = make([]string, len(s.cols))
+		if !s.closed && !s.c.closed {
+			for i := range r.decl {
+				r.decl[i] = strings.ToLower(cColumnDeclType(s.h, i))
+			}
+		}
+	}
+	return r.decl
+}
+
+// ColumnTypeDatabaseTypeName returns the declared type of column i as written
+// in the schema ("" for an expression).
+func (r *SQLiteRows) ColumnTypeDatabaseTypeName(i int) string {
+	if r.s.closed || r.s.c.closed || i < 0 || i >= len(r.s.cols) {
+		return ""
+	}
+	return cColumnDeclType(r.s.h, i)
+}
+
+// ColumnTypeScanType returns the Go type suited to column i's declared type,
+// with mattn/go-sqlite3's mapping (sql.NullInt64 for INT types, ...).
+func (r *SQLiteRows) ColumnTypeScanType(i int) reflect.Type {
+	return scanType(r.ColumnTypeDatabaseTypeName(i))
+}
+
+// ColumnTypeNullable reports whether column i may be NULL, from the NOT NULL
+// constraint of the table column it comes from (sqlite3_table_column_metadata).
+// For an expression it reports ok == false.
+func (r *SQLiteRows) ColumnTypeNullable(i int) (nullable, ok bool) {
+	if r.s.closed || r.s.c.closed || i < 0 || i >= len(r.s.cols) {
+		return false, false
+	}
+	switch cColumnNotNull(r.s.h, i) {
+	case 1:
+		return false, true
+	case 0:
+		return true, true
+	}
+	return false, false
+}

@@ -1,0 +1,386 @@
+package sqlite3
+
+import (
+	"context"
+	"database/sql/driver"
+	"strings"
+)
+
+// SQLiteStmt is a prepared statement.
+type SQLiteStmt struct {
+	c       *SQLiteConn
+	h       stmtHandle
+	cols    []rowCol // the bridge's row buffer (C memory)
+	classes []uint8  // column classes, computed at prepare
+	nparam  int
+	names   []string // column names, built on first use
+	params  []string // parameter names, read on first use of a named argument
+	rows    *SQLiteRows
+	closed  bool
+	// finalizeOnRowsClose marks a statement that conn.Query prepared for
+	// the rows it returned.
+	finalizeOnRowsClose bool
+}
+
+var (
+	_ driver.Stmt             = (*SQLiteStmt)(nil)
+	_ driver.StmtExecContext  = (*SQLiteStmt)(nil)
+	_ driver.StmtQueryContext = (*SQLiteStmt)(nil)
+)
+
+func newStmt(c *SQLiteConn, h stmtHandle) *SQLiteStmt {
+	return &SQLiteStmt{
+		c:       c,
+		h:       h,
+		cols:    stmtCols(h),
+		classes: stmtClasses(h),
+		nparam:  stmtNumParams(h),
+	}
+}
+
+// Prepare prepares one statement; see PrepareContext.
+func (c *SQLiteConn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+// PrepareContext prepares one statement (sqlite3_prepare_v3). Text after the
+// first statement other than spaces, comments and semicolons is an error:
+// a prepared statement runs exactly one statement.
+func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	if c.closed {
+		return nil, driver.ErrBadConn
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkQuery(query); err != nil {
+		return nil, err
+	}
+	h, tail, rc := cPrepare(c.h, query, true, 0, 0)
+	if rc != sqliteOK {
+		return nil, errorFor(c.h, rc, 0)
+	}
+	if h == nil {
+		return nil, driverError("query has no SQL statement")
+	}
+	if !onlyTrivia(query[tail:]) {
+		cFinalize(h)
+		return nil, driverError("Prepare takes one statement; use Exec or Query to run several")
+	}
+	return newStmt(c, h), nil
+}
+
+// Close finalizes the statement (sqlite3_finalize). Closing twice is harmless.
+func (s *SQLiteStmt) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if s.rows != nil {
+		s.rows.detach()
+	}
+	if !s.c.closed { // Conn.Close finalized it otherwise
+		cFinalize(s.h)
+	}
+	s.h = nil
+	return nil
+}
+
+// NumInput returns the number of parameters (sqlite3_bind_parameter_count);
+// database/sql checks the argument count against it.
+func (s *SQLiteStmt) NumInput() int { return s.nparam }
+
+// Readonly reports whether the statement leaves the database unchanged
+// (sqlite3_stmt_readonly).
+func (s *SQLiteStmt) Readonly() bool { return !s.closed && !s.c.closed && cStmtReadonly(s.h) }
+
+// ColumnTableName returns the table that result column n comes from, or ""
+// for an expression (sqlite3_column_table_name).
+func (s *SQLiteStmt) ColumnTableName(n int) string {
+	if s.closed || s.c.closed || n < 0 || n >= len(s.cols) {
+		return ""
+	}
+	return cColumnTableName(s.h, n)
+}
+
+// Exec runs the statement; see ExecContext.
+//
+// Deprecated: Drivers should implement StmtExecContext instead (or additionally).
+func (s *SQLiteStmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.ExecContext(context.Background(), valuesToNamed(args))
+}
+
+// Query runs the statement; see QueryContext.
+//
+// Deprecated: Drivers should implement StmtQueryContext instead (or additionally).
+func (s *SQLiteStmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.QueryContext(context.Background(), valuesToNamed(args))
+}
+
+// ExecContext binds args and runs the statement to completion in one cgo call.
+func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	w, err := s.c.watch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer w.done()
+	b := binder{args: args}
+	if err := s.bind(&b, true); err != nil {
+		return nil, err
+	}
+	return s.exec(&w)
+}
+
+// QueryContext binds args and steps the first row in one cgo call.
+func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	w, err := s.c.watch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := binder{args: args}
+	if err := s.bind(&b, true); err != nil {
+		w.done()
+		return nil, err
+	}
+	return s.query(w)
+}
+
+func (s *SQLiteStmt) usable() error {
+	if s.closed {
+		return driverError("statement is closed")
+	}
+	if s.c.closed {
+		return driver.ErrBadConn
+	}
+	if s.rows != nil {
+		// database/sql can run a statement again while rows of its last run
+		// are open (two queries on one Tx statement). The old rows end.
+		s.rows.detach()
+	}
+	return nil
+}
+
+// exec runs the bound statement and resets it.
+func (s *SQLiteStmt) exec(w *watch) (driver.Result, error) {
+	if rc := cExec(s.h, w.gen); rc != sqliteOK {
+		return nil, s.c.errorFor(rc, w, 0)
+	}
+	return &SQLiteResult{id: stmtLastInsertID(s.h), changes: stmtChanges(s.h)}, nil
+}
+
+// query runs the bound statement up to its first row and returns the rows,
+// which take over the watch.
+func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
+	rc := cQuery(s.h, w.gen)
+	if rc != sqliteRow && rc != sqliteDone {
+		err := s.c.errorFor(rc, &w, 0)
+		cReset(s.h)
+		w.done()
+		return nil, err
+	}
+	r := &SQLiteRows{s: s, w: w, pending: true}
+	s.rows = r
+	return r, nil
+}
+
+// ExecContext runs every statement of query in order, consuming positional
+// arguments as each statement needs them; named arguments bind by name in any
+// statement. The result is the last statement's. The SQL is walked by byte
+// offset in one C buffer: time and memory stay linear in its length.
+func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if c.closed {
+		return nil, driver.ErrBadConn
+	}
+	if err := checkQuery(query); err != nil {
+		return nil, err
+	}
+	w, err := c.watch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer w.done()
+	b := binder{args: args}
+	res := &SQLiteResult{}
+	for off, load := 0, true; ; load = false {
+		h, tail, rc := cPrepare(c.h, query, load, off, 0)
+		if rc != sqliteOK {
+			return nil, c.errorFor(rc, &w, off)
+		}
+		if h == nil {
+			break
+		}
+		last := tail <= off || onlyTrivia(query[tail:])
+		s := SQLiteStmt{c: c, h: h, nparam: stmtNumParams(h)}
+		err := s.bind(&b, last)
+		if err == nil {
+			if rc := cExec(h, w.gen); rc != sqliteOK {
+				err = c.errorFor(rc, &w, off)
+			}
+			res.id, res.changes = stmtLastInsertID(h), stmtChanges(h)
+		}
+		cFinalize(h)
+		if err != nil {
+			return nil, err
+		}
+		if last {
+			return res, nil
+		}
+		off = tail
+	}
+	// Only spaces and comments: nothing ran, so every argument is left over.
+	if err := b.finish(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Exec runs query; see ExecContext.
+//
+// Deprecated: Drivers should implement ExecerContext instead (or additionally).
+func (c *SQLiteConn) Exec(query string, args []driver.Value) (driver.Result, error) {
+	return c.ExecContext(context.Background(), query, valuesToNamed(args))
+}
+
+// QueryContext runs every statement of query but the last as ExecContext
+// does, and returns the rows of the last one.
+func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if c.closed {
+		return nil, driver.ErrBadConn
+	}
+	if err := checkQuery(query); err != nil {
+		return nil, err
+	}
+	w, err := c.watch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := binder{args: args}
+	for off, load := 0, true; ; load = false {
+		h, tail, rc := cPrepare(c.h, query, load, off, 0)
+		if rc != sqliteOK {
+			w.done()
+			return nil, c.errorFor(rc, &w, off)
+		}
+		if h == nil {
+			w.done()
+			return nil, driverError("query has no SQL statement")
+		}
+		s := newStmt(c, h)
+		last := tail <= off || onlyTrivia(query[tail:])
+		if err := s.bind(&b, last); err != nil {
+			cFinalize(h)
+			w.done()
+			return nil, err
+		}
+		if last {
+			s.finalizeOnRowsClose = true
+			rows, err := s.query(w)
+			if err != nil {
+				cFinalize(h)
+			}
+			return rows, err
+		}
+		rc = cExec(h, w.gen)
+		cFinalize(h)
+		if rc != sqliteOK {
+			w.done()
+			return nil, c.errorFor(rc, &w, off)
+		}
+		off = tail
+	}
+}
+
+// Query runs query; see QueryContext.
+//
+// Deprecated: Drivers should implement QueryerContext instead (or additionally).
+func (c *SQLiteConn) Query(query string, args []driver.Value) (driver.Rows, error) {
+	return c.QueryContext(context.Background(), query, valuesToNamed(args))
+}
+
+// execOne runs a single statement of the driver's own (PRAGMAs, transaction
+// control), refusing anything after it.
+func (c *SQLiteConn) execOne(query string) error {
+	h, tail, rc := cPrepare(c.h, query, true, 0, 0)
+	if rc != sqliteOK {
+		return errorFor(c.h, rc, 0)
+	}
+	if h == nil || !onlyTrivia(query[tail:]) {
+		if h != nil {
+			cFinalize(h)
+		}
+		return driverError("not a single statement: " + query)
+	}
+	defer cFinalize(h)
+	if stmtNumParams(h) != 0 {
+		return driverError("unexpected parameters in: " + query)
+	}
+	if rc := cExec(h, 0); rc != sqliteOK {
+		return errorFor(c.h, rc, 0)
+	}
+	return nil
+}
+
+// SQLiteResult is the result of an Exec.
+type SQLiteResult struct {
+	id      int64
+	changes int64
+}
+
+// LastInsertId returns the rowid of the last row inserted on the connection
+// (sqlite3_last_insert_rowid), as of the end of the Exec.
+func (r *SQLiteResult) LastInsertId() (int64, error) { return r.id, nil }
+
+// RowsAffected returns the rows changed by the last statement of the Exec
+// (sqlite3_changes64).
+func (r *SQLiteResult) RowsAffected() (int64, error) { return r.changes, nil }
+
+// checkQuery rejects SQL that SQLite would silently cut short.
+func checkQuery(query string) error {
+	if i := strings.IndexByte(query, 0); i >= 0 {
+		return driverError("query contains a NUL byte at offset " + itoa(i))
+	}
+	return nil
+}
+
+// onlyTrivia reports whether s holds nothing but spaces, semicolons and
+// comments, so no statement follows.
+func onlyTrivia(s string) bool {
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == ';':
+			i++
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				return true
+			}
+			i += j + 1
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			j := strings.Index(s[i+2:], "*/")
+			if j < 0 {
+				return true // SQLite accepts an unterminated comment at the end
+			}
+			i += j + 4
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func valuesToNamed(args []driver.Value) []driver.NamedValue {
+	if len(args) == 0 {
+		return nil
+	}
+	named := make([]driver.NamedValue, len(args))
+	for i, v := range args {
+		named[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	return named
+}
