@@ -52,6 +52,7 @@ int bridge_open(const char *filename, int flags, const char *vfs, int busy_ms, b
 
 static void bridge_free_stmt(bridge_stmt *s) {
   sqlite3_finalize(s->stmt);
+  free(s->cols);
   free(s);
 }
 
@@ -81,12 +82,28 @@ static unsigned char bridge_class(const char *decl) {
   return BRIDGE_CLASS_NONE;
 }
 
+/* (Re)describes the columns of st: count, row buffer, classes. */
+static int bridge_columns(bridge_stmt *s, sqlite3_stmt *st) {
+  int i, ncol = sqlite3_column_count(st);
+  size_t size = (size_t)ncol * (sizeof(bridge_col) + sizeof(const char *) + 1);
+  void *block = size ? calloc(1, size) : 0;
+  if (size && !block) return SQLITE_NOMEM;
+  free(s->cols);
+  s->ncol = ncol;
+  s->cols = (bridge_col *)block;
+  s->names = (const char **)(s->cols + ncol);
+  s->classes = (unsigned char *)(s->names + ncol);
+  for (i = 0; i < ncol; i++) s->classes[i] = bridge_class(sqlite3_column_decltype(st, i));
+  s->reprepares = sqlite3_stmt_status(st, SQLITE_STMTSTATUS_REPREPARE, 0);
+  s->shape++;
+  return SQLITE_OK;
+}
+
 int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int flags) {
   sqlite3_stmt *st = 0;
   const char *tail = 0;
   bridge_stmt *s;
-  int rc, ncol, i;
-  size_t size;
+  int rc;
 
   c->prepared = 0;
   if (sql) {
@@ -110,22 +127,16 @@ int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int
   if (c->tail > c->sql_len) c->tail = c->sql_len;
   if (!st) return SQLITE_OK;
 
-  ncol = sqlite3_column_count(st);
-  size = sizeof(bridge_stmt) + (size_t)ncol * (sizeof(bridge_col) + sizeof(const char *) + 1);
-  s = (bridge_stmt *)calloc(1, size);
-  if (!s) {
+  s = (bridge_stmt *)calloc(1, sizeof(bridge_stmt));
+  if (!s || bridge_columns(s, st) != SQLITE_OK) {
+    free(s);
     sqlite3_finalize(st);
     return SQLITE_NOMEM;
   }
   s->stmt = st;
   s->conn = c;
-  s->ncol = ncol;
   s->nparam = sqlite3_bind_parameter_count(st);
   s->rc = SQLITE_DONE;
-  s->cols = (bridge_col *)(s + 1);
-  s->names = (const char **)(s->cols + ncol);
-  s->classes = (unsigned char *)(s->names + ncol);
-  for (i = 0; i < ncol; i++) s->classes[i] = bridge_class(sqlite3_column_decltype(st, i));
   s->next = c->stmts;
   if (c->stmts) c->stmts->prev = s;
   c->stmts = s;
@@ -242,11 +253,22 @@ int bridge_exec(bridge_stmt *s, uint32_t gen) {
 }
 
 int bridge_query(bridge_stmt *s, uint32_t gen) {
+  bridge_conn *c = s->conn;
   int rc;
   sqlite3_reset(s->stmt);
   rc = bridge_bind(s);
   if (rc != SQLITE_OK) return s->rc = rc;
-  return bridge_step_row(s, gen);
+  if (bridge_arm(c, gen)) return s->rc = SQLITE_INTERRUPT;
+  rc = sqlite3_step(s->stmt);
+  if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+    if (sqlite3_stmt_status(s->stmt, SQLITE_STMTSTATUS_REPREPARE, 0) != s->reprepares &&
+        bridge_columns(s, s->stmt) != SQLITE_OK) {
+      sqlite3_reset(s->stmt);
+      return s->rc = SQLITE_NOMEM;
+    }
+    if (rc == SQLITE_ROW) bridge_fill(s);
+  }
+  return s->rc = rc;
 }
 
 int bridge_step(bridge_stmt *s, uint32_t gen) { return bridge_step_row(s, gen); }

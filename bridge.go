@@ -188,6 +188,7 @@ func cReset(s stmtHandle) int { return int(C.bridge_reset(s)) }
 func stmtNumColumns(s stmtHandle) int     { return int(s.ncol) }
 func stmtNumParams(s stmtHandle) int      { return int(s.nparam) }
 func stmtRC(s stmtHandle) int             { return int(s.rc) }
+func stmtShape(s stmtHandle) int          { return int(s.shape) }
 func stmtChanges(s stmtHandle) int64      { return int64(s.changes) }
 func stmtLastInsertID(s stmtHandle) int64 { return int64(s.last_id) }
 

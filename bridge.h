@@ -67,6 +67,8 @@ struct bridge_stmt {
   bridge_stmt *prev, *next; /* the connection's list of live statements */
   int ncol, nparam;
   int rc;              /* result of the last step done by bridge_query/bridge_step */
+  int shape;           /* bumped when a re-prepare changed the columns; Go re-reads them */
+  int reprepares;      /* SQLITE_STMTSTATUS_REPREPARE when the columns were last read */
   sqlite3_int64 changes, last_id; /* set by bridge_exec */
   bridge_col *cols;    /* ncol entries */
   unsigned char *classes; /* ncol entries of BRIDGE_CLASS_* */
@@ -133,7 +135,9 @@ int bridge_reserve(bridge_conn *c, int nargs, sqlite3_int64 arena);
 ** s->last_id, and the statement reset. */
 int bridge_exec(bridge_stmt *s, uint32_t gen);
 
-/* Resets s, binds c->args[0:nparam] and steps the first row (into s->cols). */
+/* Resets s, binds c->args[0:nparam] and steps the first row (into s->cols).
+** SQLite re-prepares a statement by itself after a schema change; if that
+** happened, the columns are described again first (and s->shape changes). */
 int bridge_query(bridge_stmt *s, uint32_t gen);
 
 /* Steps the next row into s->cols. */

@@ -88,6 +88,7 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 		return nil, Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1}
 	}
 	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, cancelled: new(uint32)}
+	c.cache.max = cfg.stmtCacheSize
 	if rc != sqliteOK {
 		err := errorFor(h, rc, 0)
 		cClose(h)
@@ -127,6 +128,8 @@ type SQLiteConn struct {
 
 	// readOnlyTx is set while a BeginTx(ReadOnly) transaction runs.
 	readOnlyTx bool
+
+	cache stmtCache
 }
 
 var (
@@ -148,6 +151,7 @@ func (c *SQLiteConn) Close() error {
 		return nil
 	}
 	c.closed = true
+	c.cache.drop()
 	rc := cClose(c.h)
 	c.h = nil
 	c.pin.Unpin()

@@ -171,10 +171,10 @@ func (r *SQLiteRows) Close() error {
 	if s.closed || s.c.closed {
 		return nil
 	}
-	if s.finalizeOnRowsClose {
-		return s.Close()
-	}
 	cReset(s.h)
+	if s.releaseOnRowsClose {
+		s.c.release(s)
+	}
 	return nil
 }
 

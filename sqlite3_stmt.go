@@ -8,18 +8,20 @@ import (
 
 // SQLiteStmt is a prepared statement.
 type SQLiteStmt struct {
-	c       *SQLiteConn
-	h       stmtHandle
-	cols    []rowCol // the bridge's row buffer (C memory)
-	classes []uint8  // column classes, computed at prepare
-	nparam  int
-	names   []string // column names, built on first use
-	params  []string // parameter names, read on first use of a named argument
-	rows    *SQLiteRows
-	closed  bool
-	// finalizeOnRowsClose marks a statement that conn.Query prepared for
-	// the rows it returned.
-	finalizeOnRowsClose bool
+	c        *SQLiteConn
+	h        stmtHandle
+	cols     []rowCol // the bridge's row buffer (C memory)
+	classes  []uint8  // column classes, computed at prepare
+	nparam   int
+	names    []string // column names, built on first use
+	params   []string // parameter names, read on first use of a named argument
+	rows     *SQLiteRows
+	closed   bool
+	shape    int    // the bridge's column shape that cols and classes view
+	cacheKey string // the SQL, when the statement cache may keep it; else ""
+	// releaseOnRowsClose marks a statement that conn.Query prepared for the
+	// rows it returned.
+	releaseOnRowsClose bool
 }
 
 var (
@@ -29,13 +31,35 @@ var (
 )
 
 func newStmt(c *SQLiteConn, h stmtHandle) *SQLiteStmt {
-	return &SQLiteStmt{
-		c:       c,
-		h:       h,
-		cols:    stmtCols(h),
-		classes: stmtClasses(h),
-		nparam:  stmtNumParams(h),
+	s := &SQLiteStmt{}
+	s.init(c, h)
+	return s
+}
+
+func (s *SQLiteStmt) init(c *SQLiteConn, h stmtHandle) {
+	*s = SQLiteStmt{c: c, h: h, nparam: stmtNumParams(h)}
+	s.readShape()
+}
+
+// readShape views the bridge's description of the columns, again after SQLite
+// re-prepared the statement with different columns.
+func (s *SQLiteStmt) readShape() {
+	s.cols = stmtCols(s.h)
+	s.classes = stmtClasses(s.h)
+	s.shape = stmtShape(s.h)
+	s.names = nil
+}
+
+// finalize frees the statement for good (sqlite3_finalize).
+func (s *SQLiteStmt) finalize() {
+	s.closed = true
+	if s.rows != nil {
+		s.rows.detach()
 	}
+	if s.h != nil && !s.c.closed { // Conn.Close finalized it otherwise
+		cFinalize(s.h)
+	}
+	s.h = nil
 }
 
 // Prepare prepares one statement; see PrepareContext.
@@ -56,33 +80,33 @@ func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.S
 	if err := checkQuery(query); err != nil {
 		return nil, err
 	}
-	h, tail, rc := cPrepare(c.h, query, true, 0, 0)
+	s, tail, rc := c.prepareCached(query)
 	if rc != sqliteOK {
 		return nil, errorFor(c.h, rc, 0)
 	}
-	if h == nil {
+	if s == nil {
 		return nil, driverError("query has no SQL statement")
 	}
-	if !onlyTrivia(query[tail:]) {
-		cFinalize(h)
+	if tail < len(query) && !onlyTrivia(query[tail:]) {
+		s.finalize()
 		return nil, driverError("Prepare takes one statement; use Exec or Query to run several")
 	}
-	return newStmt(c, h), nil
+	return s, nil
 }
 
-// Close finalizes the statement (sqlite3_finalize). Closing twice is harmless.
+// Close ends the use of the statement: it goes back to the connection's
+// statement cache, or is finalized (sqlite3_finalize). Closing twice is harmless.
 func (s *SQLiteStmt) Close() error {
 	if s.closed {
 		return nil
 	}
-	s.closed = true
 	if s.rows != nil {
 		s.rows.detach()
+		if !s.c.closed {
+			cReset(s.h)
+		}
 	}
-	if !s.c.closed { // Conn.Close finalized it otherwise
-		cFinalize(s.h)
-	}
-	s.h = nil
+	s.c.release(s)
 	return nil
 }
 
@@ -178,6 +202,9 @@ func (s *SQLiteStmt) exec(w *watch) (driver.Result, error) {
 // which take over the watch.
 func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 	rc := cQuery(s.h, w.gen)
+	if stmtShape(s.h) != s.shape {
+		s.readShape()
+	}
 	if rc != sqliteRow && rc != sqliteDone {
 		err := s.c.errorFor(rc, &w, 0)
 		cReset(s.h)
@@ -207,24 +234,24 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 	defer w.done()
 	b := binder{args: args}
 	res := &SQLiteResult{}
-	for off, load := 0, true; ; load = false {
-		h, tail, rc := cPrepare(c.h, query, load, off, 0)
+	s, tail, rc := c.prepareCached(query)
+	var scratch SQLiteStmt // the statements after the first, one at a time
+	for off := 0; ; {
 		if rc != sqliteOK {
 			return nil, c.errorFor(rc, &w, off)
 		}
-		if h == nil {
+		if s == nil {
 			break
 		}
-		last := tail <= off || onlyTrivia(query[tail:])
-		s := SQLiteStmt{c: c, h: h, nparam: stmtNumParams(h)}
+		last := tail >= len(query) || onlyTrivia(query[tail:])
 		err := s.bind(&b, last)
 		if err == nil {
-			if rc := cExec(h, w.gen); rc != sqliteOK {
+			if rc := cExec(s.h, w.gen); rc != sqliteOK {
 				err = c.errorFor(rc, &w, off)
 			}
-			res.id, res.changes = stmtLastInsertID(h), stmtChanges(h)
+			res.id, res.changes = stmtLastInsertID(s.h), stmtChanges(s.h)
 		}
-		cFinalize(h)
+		c.release(s)
 		if err != nil {
 			return nil, err
 		}
@@ -232,6 +259,13 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 			return res, nil
 		}
 		off = tail
+		var h stmtHandle
+		if h, tail, rc = cPrepare(c.h, query, false, off, 0); h != nil {
+			scratch.init(c, h)
+			s = &scratch
+		} else {
+			s = nil
+		}
 	}
 	// Only spaces and comments: nothing ran, so every argument is left over.
 	if err := b.finish(); err != nil {
@@ -261,38 +295,43 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 		return nil, err
 	}
 	b := binder{args: args}
-	for off, load := 0, true; ; load = false {
-		h, tail, rc := cPrepare(c.h, query, load, off, 0)
+	s, tail, rc := c.prepareCached(query)
+	for off := 0; ; {
 		if rc != sqliteOK {
 			w.done()
 			return nil, c.errorFor(rc, &w, off)
 		}
-		if h == nil {
+		if s == nil {
 			w.done()
 			return nil, driverError("query has no SQL statement")
 		}
-		s := newStmt(c, h)
-		last := tail <= off || onlyTrivia(query[tail:])
+		last := tail >= len(query) || onlyTrivia(query[tail:])
 		if err := s.bind(&b, last); err != nil {
-			cFinalize(h)
+			c.release(s)
 			w.done()
 			return nil, err
 		}
 		if last {
-			s.finalizeOnRowsClose = true
+			s.releaseOnRowsClose = true
 			rows, err := s.query(w)
 			if err != nil {
-				cFinalize(h)
+				c.release(s)
 			}
 			return rows, err
 		}
-		rc = cExec(h, w.gen)
-		cFinalize(h)
+		rc = cExec(s.h, w.gen)
+		c.release(s)
 		if rc != sqliteOK {
 			w.done()
 			return nil, c.errorFor(rc, &w, off)
 		}
 		off = tail
+		var h stmtHandle
+		if h, tail, rc = cPrepare(c.h, query, false, off, 0); h != nil {
+			s = newStmt(c, h)
+		} else {
+			s = nil
+		}
 	}
 }
 
@@ -306,21 +345,22 @@ func (c *SQLiteConn) Query(query string, args []driver.Value) (driver.Rows, erro
 // execOne runs a single statement of the driver's own (PRAGMAs, transaction
 // control), refusing anything after it.
 func (c *SQLiteConn) execOne(query string) error {
-	h, tail, rc := cPrepare(c.h, query, true, 0, 0)
+	s, tail, rc := c.prepareCached(query)
 	if rc != sqliteOK {
 		return errorFor(c.h, rc, 0)
 	}
-	if h == nil || !onlyTrivia(query[tail:]) {
-		if h != nil {
-			cFinalize(h)
-		}
+	if s == nil {
+		return driverError("not a statement: " + query)
+	}
+	defer c.release(s)
+	if tail < len(query) && !onlyTrivia(query[tail:]) {
+		s.cacheKey = "" // never cache a multi-statement text
 		return driverError("not a single statement: " + query)
 	}
-	defer cFinalize(h)
-	if stmtNumParams(h) != 0 {
+	if s.nparam != 0 {
 		return driverError("unexpected parameters in: " + query)
 	}
-	if rc := cExec(h, 0); rc != sqliteOK {
+	if rc := cExec(s.h, 0); rc != sqliteOK {
 		return errorFor(c.h, rc, 0)
 	}
 	return nil
@@ -344,6 +384,9 @@ func (r *SQLiteResult) RowsAffected() (int64, error) { return r.changes, nil }
 func checkQuery(query string) error {
 	if i := strings.IndexByte(query, 0); i >= 0 {
 		return driverError("query contains a NUL byte at offset " + itoa(i))
+	}
+	if len(query) >= maxLength {
+		return errTooBig(len(query))
 	}
 	return nil
 }

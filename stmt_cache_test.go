@@ -1,0 +1,239 @@
+package sqlite3
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"reflect"
+	"testing"
+)
+
+// rawConn opens one driver connection directly, without database/sql.
+func rawConn(t *testing.T, dsn string) *SQLiteConn {
+	t.Helper()
+	c, err := (&SQLiteDriver{}).Open(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c.(*SQLiteConn)
+}
+
+func TestStmtCacheReusesStatements(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	ctx := context.Background()
+	if _, err := c.ExecContext(ctx, "CREATE TABLE t(x)", nil); err != nil {
+		t.Fatal(err)
+	}
+	insert := "INSERT INTO t VALUES (?)"
+	for i := 0; i < 3; i++ {
+		if _, err := c.ExecContext(ctx, insert, []driver.NamedValue{{Ordinal: 1, Value: int64(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := c.cache.take(insert)
+	if first == nil {
+		t.Fatal("the INSERT is not in the cache after use")
+	}
+	c.cache.put(first)
+	if _, err := c.ExecContext(ctx, insert, []driver.NamedValue{{Ordinal: 1, Value: int64(9)}}); err != nil {
+		t.Fatal(err)
+	}
+	if again := c.cache.take(insert); again != first {
+		t.Fatalf("the INSERT was prepared again instead of reused")
+	}
+}
+
+func TestStmtCacheBounded(t *testing.T) {
+	c := rawConn(t, ":memory:?_stmt_cache_size=3")
+	ctx := context.Background()
+	for _, q := range []string{"SELECT 1", "SELECT 2", "SELECT 3", "SELECT 4", "SELECT 5"} {
+		if _, err := c.ExecContext(ctx, q, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var keys []string
+	for _, s := range c.cache.idle {
+		keys = append(keys, s.cacheKey)
+	}
+	if want := []string{"SELECT 3", "SELECT 4", "SELECT 5"}; !reflect.DeepEqual(keys, want) {
+		t.Fatalf("cache holds %q, want the 3 most recent %q", keys, want)
+	}
+}
+
+func TestStmtCacheDisabled(t *testing.T) {
+	c := rawConn(t, ":memory:?_stmt_cache_size=0")
+	if _, err := c.ExecContext(context.Background(), "SELECT 1", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(c.cache.idle); n != 0 {
+		t.Fatalf("_stmt_cache_size=0 keeps %d statements", n)
+	}
+}
+
+func TestStmtCacheMultiStatementNotCached(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	if _, err := c.ExecContext(context.Background(), "SELECT 1; SELECT 2", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(c.cache.idle); n != 0 {
+		t.Fatalf("a multi-statement script left %d statements in the cache", n)
+	}
+}
+
+// A cached "SELECT *" must follow the table when a column is added: SQLite
+// re-prepares it and the bridge must describe the new columns.
+func TestStmtCacheSchemaChange(t *testing.T) {
+	db, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE TABLE t(a INTEGER, b TEXT)")
+	mustExec(t, db, "INSERT INTO t VALUES (1, 'one')")
+	readAll := func() []any {
+		rows, err := db.Query("SELECT * FROM t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if !rows.Next() {
+			t.Fatalf("no row: %v", rows.Err())
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		return append([]any{cols}, vals...)
+	}
+	before := readAll()
+	if want := []any{[]string{"a", "b"}, int64(1), "one"}; !reflect.DeepEqual(before, want) {
+		t.Fatalf("before: %#v, want %#v", before, want)
+	}
+	mustExec(t, db, "ALTER TABLE t ADD COLUMN c DATETIME DEFAULT '2026-01-02 03:04:05'")
+	mustExec(t, db, "ALTER TABLE t ADD COLUMN d BLOB DEFAULT x'00ff'")
+	after := readAll()
+	if len(after) != 5 {
+		t.Fatalf("after ALTER TABLE: %#v, want 4 columns", after)
+	}
+	if cols := after[0].([]string); !reflect.DeepEqual(cols, []string{"a", "b", "c", "d"}) {
+		t.Fatalf("columns after ALTER TABLE: %q", cols)
+	}
+	if _, ok := after[3].(interface{ Year() int }); !ok {
+		t.Fatalf("new DATETIME column read as %T, want time.Time", after[3])
+	}
+	if b, ok := after[4].([]byte); !ok || len(b) != 2 || b[1] != 0xff {
+		t.Fatalf("new BLOB column read as %#v", after[4])
+	}
+}
+
+func TestPrepareRejectsSeveralStatements(t *testing.T) {
+	db, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Prepare("SELECT 1; SELECT 2"); err == nil {
+		t.Fatal("Prepare of two statements succeeded; the second would be silently dropped")
+	}
+	st, err := db.Prepare("SELECT 1; -- trailing comment\n;")
+	if err != nil {
+		t.Fatalf("Prepare with trailing comment: %v", err)
+	}
+	st.Close()
+}
+
+// Running a statement again while rows of its previous run are open ends the
+// old rows with an error instead of letting them read the new run.
+func TestStmtRerunEndsOpenRows(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	ds, err := c.Prepare("SELECT value FROM generate_series(1, 3)")
+	if err != nil {
+		// generate_series is not compiled in; use a recursive CTE instead
+		ds, err = c.Prepare("WITH RECURSIVE s(value) AS (SELECT 1 UNION ALL SELECT value+1 FROM s WHERE value < 3) SELECT value FROM s")
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer ds.Close()
+	s := ds.(*SQLiteStmt)
+	r1, err := s.QueryContext(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := make([]driver.Value, 1)
+	if err := r1.Next(dest); err != nil || dest[0] != int64(1) {
+		t.Fatalf("first row: %v %v", dest[0], err)
+	}
+	r2, err := s.QueryContext(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r1.Next(dest); err == nil {
+		t.Fatalf("old rows still read %v after the statement was run again", dest[0])
+	}
+	n := 0
+	for r2.Next(dest) == nil {
+		n++
+	}
+	if n != 3 {
+		t.Fatalf("new rows gave %d rows, want 3", n)
+	}
+	r1.Close()
+	r2.Close()
+}
+
+// Closing a connection with statements and rows still open frees them, and
+// later use of those handles is an error, not a crash.
+func TestConnCloseWithOpenStatements(t *testing.T) {
+	d := &SQLiteDriver{}
+	dc, err := d.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dc.(*SQLiteConn)
+	st, err := c.Prepare("SELECT 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := c.QueryContext(context.Background(), "SELECT 2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := st.(*SQLiteStmt).ExecContext(context.Background(), nil); err == nil {
+		t.Fatal("Exec on a statement of a closed connection succeeded")
+	}
+	if err := rows.Next(make([]driver.Value, 1)); err == nil {
+		t.Fatal("Next on rows of a closed connection succeeded")
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExecContext(context.Background(), "SELECT 1", nil); err != driver.ErrBadConn {
+		t.Fatalf("Exec on closed connection: %v, want driver.ErrBadConn", err)
+	}
+}
+
+func mustExec(t *testing.T, db *sql.DB, query string, args ...any) sql.Result {
+	t.Helper()
+	res, err := db.Exec(query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return res
+}
