@@ -16,6 +16,7 @@ type config struct {
 	loc           *time.Location
 	txlock        string // the statement that begins a transaction
 	stmtCacheSize int
+	deferFK       bool     // re-enable defer_foreign_keys in every transaction
 	pragmas       []string // run in order after open, each one statement
 }
 
@@ -121,6 +122,10 @@ func parseDSN(dsn string) (*config, error) {
 		if err := cfg.boolPragma(p, bp.pragma, bp.name, bp.alias); err != nil {
 			return nil, err
 		}
+	}
+	if _, v, ok := p.alias("_defer_foreign_keys", "_defer_fk"); ok {
+		b, _ := boolValue(v) // validated above
+		cfg.deferFK = b == "1"
 	}
 	if name, v, ok := p.alias("_journal_mode", "_journal"); ok {
 		mode, ok := enumValue(v, map[string]string{"delete": "DELETE", "truncate": "TRUNCATE", "persist": "PERSIST", "memory": "MEMORY", "wal": "WAL", "off": "OFF"})

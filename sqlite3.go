@@ -87,7 +87,7 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 	if h == nil {
 		return nil, Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1}
 	}
-	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, cancelled: new(uint32)}
+	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, deferFK: cfg.deferFK, cancelled: new(uint32)}
 	c.cache.max = cfg.stmtCacheSize
 	if rc != sqliteOK {
 		err := errorFor(h, rc, 0)
@@ -114,10 +114,11 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 // SQLiteConn is one connection to an SQLite database. database/sql serialises
 // its use; reach it with sql.Conn.Raw or SQLiteDriver.ConnectHook.
 type SQLiteConn struct {
-	h      connHandle
-	loc    *time.Location
-	txlock string
-	closed bool
+	h       connHandle
+	loc     *time.Location
+	txlock  string
+	deferFK bool
+	closed  bool
 
 	// Cancellation (see bridge.h): gen numbers operations; cancelled is the
 	// word the bridge polls, in Go memory pinned for the connection's life so
@@ -306,6 +307,14 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	if _, err := c.ExecContext(ctx, c.txlock, nil); err != nil {
 		c.endReadOnly()
 		return nil, err
+	}
+	if c.deferFK {
+		// SQLite switches defer_foreign_keys off at every COMMIT and ROLLBACK.
+		if err := c.execOne("PRAGMA defer_foreign_keys = 1"); err != nil {
+			_ = c.execOne("ROLLBACK")
+			c.endReadOnly()
+			return nil, err
+		}
 	}
 	return &SQLiteTx{c: c}, nil
 }
