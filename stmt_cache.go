@@ -58,6 +58,7 @@ func (sc *stmtCache) drop() {
 func (c *SQLiteConn) prepareCached(query string) (*SQLiteStmt, int, int) {
 	if s := c.cache.take(query); s != nil {
 		s.closed = false
+		s.releaseOnRowsClose = false
 		return s, len(query), sqliteOK
 	}
 	h, tail, rc := cPrepare(c.h, query, true, 0, 0)

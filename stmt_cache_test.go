@@ -237,3 +237,29 @@ func mustExec(t *testing.T, db *sql.DB, query string, args ...any) sql.Result {
 	}
 	return res
 }
+
+// A statement that served db.Query and went back to the cache, then taken by
+// db.Prepare, belongs to the prepared statement: closing its rows must not
+// hand it back to the cache.
+func TestStmtCacheQueryThenPrepare(t *testing.T) {
+	db, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	var n int
+	if err := db.QueryRow("SELECT ?", 1).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.Prepare("SELECT ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i := 0; i < 3; i++ {
+		if err := st.QueryRow(i).Scan(&n); err != nil || n != i {
+			t.Fatalf("prepared statement, run %d: %d, %v", i, n, err)
+		}
+	}
+}

@@ -32,6 +32,14 @@ func parseTime(b []byte, loc *time.Location) (time.Time, bool) {
 	if n := len(s); n > 0 && s[n-1] == 'Z' {
 		s = s[:n-1]
 	}
+	if defaultFormats() {
+		if t, ok := parseDefaultFormats(s); ok {
+			if loc != nil {
+				t = t.In(loc)
+			}
+			return t, true
+		}
+	}
 	for _, format := range SQLiteTimestampFormats {
 		if t, err := time.ParseInLocation(format, s, time.UTC); err == nil {
 			if loc != nil {
@@ -56,4 +64,112 @@ func unixTime(v int64, loc *time.Location) time.Time {
 		t = t.In(loc)
 	}
 	return t
+}
+
+// builtinFormats is SQLiteTimestampFormats as shipped.
+var builtinFormats = append([]string(nil), SQLiteTimestampFormats...)
+
+// defaultFormats reports whether SQLiteTimestampFormats still holds the
+// shipped formats, which parseDefaultFormats implements without time.Parse.
+func defaultFormats() bool {
+	if len(SQLiteTimestampFormats) != len(builtinFormats) {
+		return false
+	}
+	for i, f := range builtinFormats {
+		if SQLiteTimestampFormats[i] != f {
+			return false
+		}
+	}
+	return true
+}
+
+// parseDefaultFormats parses what the shipped SQLiteTimestampFormats accept,
+// as time.ParseInLocation(format, s, time.UTC) would with the first format
+// that matches: "YYYY-MM-DD", then optionally [ T]"HH:MM", ":SS", a fraction
+// of a second, and a "±HH:MM" offset. Anything else reports false, and the
+// caller tries the formats one by one.
+func parseDefaultFormats(s string) (time.Time, bool) {
+	if len(s) < 10 || s[4] != '-' || s[7] != '-' {
+		return time.Time{}, false
+	}
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	if !ok1 || !ok2 || !ok3 || month < 1 || month > 12 || day < 1 || day > daysIn(time.Month(month), year) {
+		return time.Time{}, false
+	}
+	s = s[10:]
+	var hour, minute, sec, nsec int
+	zone := time.UTC
+	if len(s) > 0 {
+		if len(s) < 6 || (s[0] != ' ' && s[0] != 'T') || s[3] != ':' {
+			return time.Time{}, false
+		}
+		var ok1, ok2 bool
+		hour, ok1 = digits(s[1:3])
+		minute, ok2 = digits(s[4:6])
+		if !ok1 || !ok2 || hour > 23 || minute > 59 {
+			return time.Time{}, false
+		}
+		s = s[6:]
+		hasSeconds := false
+		if len(s) >= 3 && s[0] == ':' {
+			var ok bool
+			if sec, ok = digits(s[1:3]); !ok || sec > 59 {
+				return time.Time{}, false
+			}
+			s = s[3:]
+			hasSeconds = true
+		}
+		if hasSeconds && len(s) >= 2 && (s[0] == '.' || s[0] == ',') && isDigit(s[1]) {
+			i := 1
+			for i < len(s) && isDigit(s[i]) {
+				if i <= 9 {
+					nsec = nsec*10 + int(s[i]-'0')
+				}
+				i++
+			}
+			for n := min(i-1, 9); n < 9; n++ {
+				nsec *= 10
+			}
+			s = s[i:]
+		}
+		if len(s) > 0 {
+			// "-07:00" only follows seconds in the shipped formats.
+			if !hasSeconds || len(s) != 6 || (s[0] != '+' && s[0] != '-') || s[3] != ':' {
+				return time.Time{}, false
+			}
+			zh, ok1 := digits(s[1:3])
+			zm, ok2 := digits(s[4:6])
+			if !ok1 || !ok2 || zh > 24 || zm > 60 {
+				return time.Time{}, false
+			}
+			offset := zh*3600 + zm*60
+			if s[0] == '-' {
+				offset = -offset
+			}
+			if offset != 0 {
+				zone = time.FixedZone("", offset)
+			}
+		}
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, zone), true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// digits parses a short run of ASCII digits.
+func digits(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+func daysIn(m time.Month, year int) int {
+	return time.Date(year, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
