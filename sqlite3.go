@@ -162,12 +162,13 @@ func (c *SQLiteConn) Close() error {
 	return nil
 }
 
-// Ping reports driver.ErrBadConn once the connection is closed.
+// Ping reports driver.ErrBadConn once the connection is closed, and the
+// context's error when it has ended.
 func (c *SQLiteConn) Ping(ctx context.Context) error {
 	if c.closed {
 		return driver.ErrBadConn
 	}
-	return nil
+	return ctx.Err()
 }
 
 // ResetSession is called by database/sql before a pooled connection is reused.

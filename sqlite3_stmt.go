@@ -296,6 +296,7 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 	}
 	b := binder{args: args}
 	s, tail, rc := c.prepareCached(query)
+	var scratch SQLiteStmt // the statements after the first, while they are not the last
 	for off := 0; ; {
 		if rc != sqliteOK {
 			w.done()
@@ -312,6 +313,10 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 			return nil, err
 		}
 		if last {
+			if s == &scratch {
+				s = new(SQLiteStmt)
+				*s = scratch
+			}
 			s.releaseOnRowsClose = true
 			rows, err := s.query(w)
 			if err != nil {
@@ -328,7 +333,8 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 		off = tail
 		var h stmtHandle
 		if h, tail, rc = cPrepare(c.h, query, false, off, 0); h != nil {
-			s = newStmt(c, h)
+			scratch.init(c, h)
+			s = &scratch
 		} else {
 			s = nil
 		}
