@@ -131,7 +131,15 @@ type SQLiteConn struct {
 	readOnlyTx bool
 
 	cache stmtCache
+
+	// cleanups run once the database is closed and no callback can run any
+	// more: they release the Go handles that hooks and functions gave to C.
+	cleanups []func()
 }
+
+// onClose registers f to run after the connection has been closed (after
+// sqlite3_close_v2), for resources that SQLite's callbacks may use until then.
+func (c *SQLiteConn) onClose(f func()) { c.cleanups = append(c.cleanups, f) }
 
 var (
 	_ driver.Conn               = (*SQLiteConn)(nil)
@@ -156,6 +164,10 @@ func (c *SQLiteConn) Close() error {
 	rc := cClose(c.h)
 	c.h = nil
 	c.pin.Unpin()
+	for _, f := range c.cleanups {
+		f()
+	}
+	c.cleanups = nil
 	if rc != sqliteOK {
 		return Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1}
 	}
