@@ -50,6 +50,16 @@ func (r *SQLiteRows) Columns() []string {
 // float64, TEXT to string (time.Time in date/time columns when it parses),
 // BLOB to []byte, NULL to nil. Values stay valid after the next call.
 func (r *SQLiteRows) Next(dest []driver.Value) error {
+	if err := r.step(); err != nil {
+		return err
+	}
+	r.decode(dest)
+	return nil
+}
+
+// step advances to the next row: one cgo call, or none for the first row,
+// which the query call already stepped.
+func (r *SQLiteRows) step() error {
 	if r.done || r.closed {
 		if r.err != nil {
 			return r.err
@@ -71,22 +81,19 @@ func (r *SQLiteRows) Next(dest []driver.Value) error {
 	}
 	switch rc {
 	case sqliteRow:
+		return nil
 	case sqliteDone:
 		r.done = true
 		return io.EOF
-	default:
-		r.done = true
-		r.err = s.c.errorFor(rc, &r.w, 0)
-		return r.err
 	}
-	r.decode(dest)
-	return nil
+	r.done = true
+	r.err = s.c.errorFor(rc, &r.w, 0)
+	return r.err
 }
 
 // decode converts the bridge's description of the current row.
 func (r *SQLiteRows) decode(dest []driver.Value) {
-	s := r.s
-	cols := s.cols
+	cols := r.s.cols
 	// One allocation holds the bytes of every small TEXT and BLOB of the row.
 	total := 0
 	for i := range cols {
@@ -98,56 +105,58 @@ func (r *SQLiteRows) decode(dest []driver.Value) {
 	if total > 0 {
 		buf = make([]byte, total)
 	}
-	for i := range cols {
-		if i >= len(dest) {
-			break
-		}
-		col := &cols[i]
-		switch col.typ {
-		case typeInteger:
-			v := col.int64()
-			switch s.classes[i] {
-			case classTime:
-				dest[i] = unixTime(v, s.c.loc)
-			case classBool:
-				dest[i] = v > 0
-			default:
-				dest[i] = v
-			}
-		case typeFloat:
-			dest[i] = col.float64()
-		case typeText:
-			src := col.bytes()
-			if s.classes[i] == classTime {
-				if t, ok := parseTime(src, s.c.loc); ok {
-					dest[i] = t
-					continue
-				}
-			}
-			var b []byte
-			b, buf = take(src, buf)
-			dest[i] = unsafe.String(unsafe.SliceData(b), len(b))
-		case typeBlob:
-			var b []byte
-			b, buf = take(col.bytes(), buf)
-			if b == nil {
-				b = []byte{}
-			}
-			dest[i] = b
-		default:
-			dest[i] = nil
-		}
+	for i := range cols[:min(len(cols), len(dest))] {
+		dest[i], buf = r.value(i, buf)
 	}
 }
 
-// take copies src into the front of buf (or into its own allocation when large)
-// and returns the copy, capped so appending to it cannot overwrite a neighbour.
+// value converts column i of the current row, copying TEXT and BLOB bytes
+// into the front of buf when they fit, and returns the rest of buf.
+func (r *SQLiteRows) value(i int, buf []byte) (driver.Value, []byte) {
+	s := r.s
+	col := &s.cols[i]
+	switch col.typ {
+	case typeInteger:
+		v := col.int64()
+		switch s.classes[i] {
+		case classTime:
+			return unixTime(v, s.c.loc), buf
+		case classBool:
+			return v > 0, buf
+		}
+		return v, buf
+	case typeFloat:
+		return col.float64(), buf
+	case typeText:
+		src := col.bytes()
+		if s.classes[i] == classTime {
+			if t, ok := parseTime(src, s.c.loc); ok {
+				return t, buf
+			}
+		}
+		var b []byte
+		b, buf = take(src, buf)
+		return unsafe.String(unsafe.SliceData(b), len(b)), buf
+	case typeBlob:
+		var b []byte
+		b, buf = take(col.bytes(), buf)
+		if b == nil {
+			b = []byte{}
+		}
+		return b, buf
+	}
+	return nil, buf
+}
+
+// take copies src into the front of buf (or into its own allocation when large
+// or when buf is too small) and returns the copy, capped so appending to it
+// cannot overwrite a neighbour.
 func take(src, buf []byte) ([]byte, []byte) {
 	n := len(src)
 	if n == 0 {
 		return nil, buf
 	}
-	if n >= ownAllocation {
+	if n >= ownAllocation || n > len(buf) {
 		b := make([]byte, n)
 		copy(b, src)
 		return b, buf

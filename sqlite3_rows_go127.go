@@ -1,0 +1,148 @@
+//go:build go1.27
+
+package sqlite3
+
+import (
+	"database/sql"
+	"database/sql/driver"
+	"time"
+)
+
+// From Go 1.27, database/sql scans through driver.RowsColumnScanner when a
+// driver offers it: NextRow steps (one cgo call) and ScanColumn writes each
+// column straight into the caller's destination, read from the bridge's row
+// buffer. The common destinations (integers, floats, bool, string, []byte,
+// sql.RawBytes, time.Time and their sql.Null forms) take no driver.Value boxing
+// and, except for string and []byte copies, no allocation. Everything else
+// goes through sql.ConvertAssign with the value Next would have produced.
+var _ driver.RowsColumnScanner = (*SQLiteRows)(nil)
+
+// NextRow advances to the next row without converting it.
+func (r *SQLiteRows) NextRow() error { return r.step() }
+
+// ScanColumn stores column i of the current row in dest. sql.RawBytes points
+// into SQLite's memory, valid until the next NextRow or Close, as database/sql
+// documents for RawBytes.
+func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) error {
+	if r.done || r.closed || r.s.closed || r.s.c.closed {
+		return driverError("no current row to scan")
+	}
+	s := r.s
+	if i < 0 || i >= len(s.cols) {
+		return driverError("column index " + itoa(i) + " out of range")
+	}
+	col := &s.cols[i]
+	class := s.classes[i]
+	switch d := dest.(type) {
+	case *int64:
+		if col.typ == typeInteger && class == classNone {
+			*d = col.int64()
+			return nil
+		}
+	case *int:
+		if col.typ == typeInteger && class == classNone && int64(int(col.int64())) == col.int64() {
+			*d = int(col.int64())
+			return nil
+		}
+	case *int32:
+		if v := col.int64(); col.typ == typeInteger && class == classNone && int64(int32(v)) == v {
+			*d = int32(v)
+			return nil
+		}
+	case *float64:
+		if col.typ == typeFloat {
+			*d = col.float64()
+			return nil
+		}
+	case *bool:
+		if col.typ == typeInteger && class == classBool {
+			*d = col.int64() > 0
+			return nil
+		}
+	case *string:
+		if col.typ == typeText && class == classNone {
+			*d = string(col.bytes())
+			return nil
+		}
+	case *[]byte:
+		if col.typ == typeBlob || col.typ == typeText && class == classNone {
+			*d = append([]byte{}, col.bytes()...)
+			return nil
+		}
+	case *sql.RawBytes:
+		if col.typ == typeBlob || col.typ == typeText && class == classNone {
+			b := col.bytes()
+			if b == nil {
+				b = []byte{}
+			}
+			*d = b[:len(b):len(b)]
+			return nil
+		}
+	case *time.Time:
+		if t, ok := r.timeValue(col, class); ok {
+			*d = t
+			return nil
+		}
+	case *sql.NullInt64:
+		if col.typ == typeNull {
+			*d = sql.NullInt64{}
+			return nil
+		}
+		if col.typ == typeInteger && class == classNone {
+			*d = sql.NullInt64{Int64: col.int64(), Valid: true}
+			return nil
+		}
+	case *sql.NullFloat64:
+		if col.typ == typeNull {
+			*d = sql.NullFloat64{}
+			return nil
+		}
+		if col.typ == typeFloat {
+			*d = sql.NullFloat64{Float64: col.float64(), Valid: true}
+			return nil
+		}
+	case *sql.NullString:
+		if col.typ == typeNull {
+			*d = sql.NullString{}
+			return nil
+		}
+		if col.typ == typeText && class == classNone {
+			*d = sql.NullString{String: string(col.bytes()), Valid: true}
+			return nil
+		}
+	case *sql.NullBool:
+		if col.typ == typeNull {
+			*d = sql.NullBool{}
+			return nil
+		}
+		if col.typ == typeInteger && class == classBool {
+			*d = sql.NullBool{Bool: col.int64() > 0, Valid: true}
+			return nil
+		}
+	case *sql.NullTime:
+		if col.typ == typeNull {
+			*d = sql.NullTime{}
+			return nil
+		}
+		if t, ok := r.timeValue(col, class); ok {
+			*d = sql.NullTime{Time: t, Valid: true}
+			return nil
+		}
+	}
+	v, _ := r.value(i, nil)
+	return sql.ConvertAssign(scanCtx, dest, v)
+}
+
+// timeValue reads a date/time column's value as Next would, when it is a time.
+func (r *SQLiteRows) timeValue(col *rowCol, class uint8) (time.Time, bool) {
+	if class != classTime {
+		return time.Time{}, false
+	}
+	switch col.typ {
+	case typeInteger:
+		return unixTime(col.int64(), r.s.c.loc), true
+	case typeText:
+		return parseTime(col.bytes(), r.s.c.loc)
+	}
+	return time.Time{}, false
+}
