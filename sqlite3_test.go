@@ -380,10 +380,6 @@ func TestDSNPragmas(t *testing.T) {
 		{"_vacuum=2", "auto_vacuum", "2"},
 		{"_auto_vacuum=none", "auto_vacuum", "0"},
 
-		{"_defer_foreign_keys=1", "defer_foreign_keys", "1"},
-		{"_defer_fk=true", "defer_foreign_keys", "1"},
-		{"_defer_fk=0", "defer_foreign_keys", "0"},
-
 		{"_ignore_check_constraints=1", "ignore_check_constraints", "1"},
 		{"_ignore_check_constraints=no", "ignore_check_constraints", "0"},
 
@@ -440,7 +436,47 @@ func TestDSNForeignKeysBehaviour(t *testing.T) {
 	}
 }
 
-func TestDSNDeferForeignKeysBehaviour(t *testing.T) {
+// SQLite clears defer_foreign_keys at the end of every autocommit statement
+// and at every COMMIT/ROLLBACK, so the setting only means something inside
+// a transaction: that is where it is read back.
+func TestDSNDeferForeignKeys(t *testing.T) {
+	for _, tc := range []struct {
+		params string
+		want   int64
+	}{
+		{"_defer_foreign_keys=1", 1},
+		{"_defer_fk=true", 1},
+		{"_defer_fk=0", 0},
+		{"", 0},
+	} {
+		t.Run(tc.params, func(t *testing.T) {
+			db := openTestDB(t, testTempPath(t)+"?_fk=1&"+tc.params)
+			db.SetMaxOpenConns(1)
+			testMustExec(t, db, "CREATE TABLE p(id INTEGER PRIMARY KEY); CREATE TABLE c(pid INTEGER REFERENCES p(id))")
+			for round := 0; round < 2; round++ { // it must hold in every transaction, not just the first
+				tx, err := db.Begin()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := testQueryInt(t, tx, "PRAGMA defer_foreign_keys"); got != tc.want {
+					t.Errorf("round %d: PRAGMA defer_foreign_keys inside a transaction = %d, want %d", round, got, tc.want)
+				}
+				_, err = tx.Exec("INSERT INTO c VALUES(?)", 10+round)
+				if tc.want == 1 && err != nil {
+					t.Errorf("round %d: child before parent with deferred foreign keys: %v", round, err)
+				}
+				if tc.want == 0 && err == nil {
+					t.Errorf("round %d: child before parent accepted without deferred foreign keys", round)
+				}
+				if err := tx.Rollback(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func TestDSNDeferForeignKeysCommit(t *testing.T) {
 	db := openTestDB(t, testTempPath(t)+"?_fk=1&_defer_fk=1")
 	db.SetMaxOpenConns(1)
 	testMustExec(t, db, "CREATE TABLE p(id INTEGER PRIMARY KEY); CREATE TABLE c(pid INTEGER REFERENCES p(id))")
@@ -459,6 +495,31 @@ func TestDSNDeferForeignKeysBehaviour(t *testing.T) {
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatalf("Commit: %v", err)
+	}
+
+	// A violation still open at COMMIT fails the commit, and the connection
+	// is left outside any transaction with nothing written.
+	tx, err = db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("INSERT INTO c VALUES(2)"); err != nil {
+		tx.Rollback()
+		t.Fatalf("child before parent with _defer_fk=1: %v", err)
+	}
+	err = tx.Commit()
+	if e := testAsError(t, err); e.ExtendedCode != ErrConstraintForeignKey {
+		t.Errorf("Commit with a dangling child: ExtendedCode %d (%v), want ErrConstraintForeignKey", e.ExtendedCode, err)
+	}
+	if got := testQueryInt(t, db, "SELECT count(*) FROM c"); got != 1 {
+		t.Errorf("rows in c after failed commit = %d, want 1", got)
+	}
+	tx, err = db.Begin()
+	if err != nil {
+		t.Fatalf("Begin after failed commit: %v", err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -583,8 +644,15 @@ func TestDSNBadValues(t *testing.T) {
 				if base == "FILE" {
 					base = testTempPath(t)
 				}
-				db := openTestDB(t, base+"?"+tc.params)
-				err := db.Ping()
+				// The error may come from sql.Open (a driver.DriverContext
+				// parses the DSN there) or, at the latest, from the first use.
+				// TestDSNBadValueAtFirstUse pins down which.
+				dsn := base + "?" + tc.params
+				db, err := sql.Open("sqlite3", dsn)
+				if err == nil {
+					defer db.Close()
+					err = db.Ping()
+				}
 				if err == nil {
 					t.Fatalf("Ping with %s: no error", tc.params)
 				}
@@ -598,8 +666,10 @@ func TestDSNBadValues(t *testing.T) {
 					t.Errorf("error %q names none of %q", err, tc.names)
 				}
 				// It stays an error: nothing half-open is handed out.
-				if _, err := db.Exec("SELECT 1"); err == nil {
-					t.Error("Exec after failed Ping succeeded")
+				if db != nil {
+					if _, err := db.Exec("SELECT 1"); err == nil {
+						t.Error("Exec after failed Ping succeeded")
+					}
 				}
 			})
 		}
