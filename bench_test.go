@@ -1,3 +1,5 @@
+//go:build cgo
+
 package sqlite3
 
 // Benchmarks for the driver, written against database/sql only so that the

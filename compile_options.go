@@ -4,9 +4,9 @@ package sqlite3
 // C file of the package (the vendored amalgamation and bridge.c) is compiled
 // with exactly these flags, so the bridge sees the API the library was built
 // with. The README's "Compile options" table is generated from the comments
-// below (scripts/compile-options-table.sh) and a test keeps the two in sync:
-// each "#cgo CFLAGS: -DSQLITE_..." line must be preceded by a one-line
-// "// reason:" comment.
+// below and a test keeps the two in sync (go test -run TestReadmeCompileOptions
+// -update-readme rewrites it): each "#cgo [tags] CFLAGS: -D..." line must be
+// preceded by a one-line "// reason:" comment.
 //
 // Options follow https://sqlite.org/compile.html#rcmd ("recommended
 // compile-time options") except where the driver or mattn/go-sqlite3
@@ -54,5 +54,42 @@ package sqlite3
 #cgo CFLAGS: -DHAVE_USLEEP=1
 #cgo linux LDFLAGS: -ldl -lm
 #cgo freebsd openbsd netbsd LDFLAGS: -lm
+
+// Build tags that mattn/go-sqlite3 users pass. The features mattn gates behind
+// a tag but that are always compiled in here (sqlite_fts5, fts5, sqlite_json,
+// sqlite_math_functions, sqlite_preupdate_hook, sqlite_vtable, vtable,
+// sqlite_column_metadata, sqlite_dbstat, sqlite_serialize) are accepted and
+// change nothing. These change the build, as in mattn:
+
+// reason: enforce foreign keys by default, as PRAGMA foreign_keys=ON
+#cgo sqlite_foreign_keys CFLAGS: -DSQLITE_DEFAULT_FOREIGN_KEYS=1
+// reason: overwrite deleted content with zeros
+#cgo sqlite_secure_delete CFLAGS: -DSQLITE_SECURE_DELETE=1
+// reason: overwrite deleted content where it costs no extra I/O
+#cgo sqlite_secure_delete_fast CFLAGS: -DSQLITE_SECURE_DELETE=FAST
+// reason: better query plans from sqlite_stat4 histograms (ANALYZE)
+#cgo sqlite_stat4 CFLAGS: -DSQLITE_ENABLE_STAT4
+// reason: new databases use incremental auto-vacuum
+#cgo sqlite_vacuum_incr CFLAGS: -DSQLITE_DEFAULT_AUTOVACUUM=2
+// reason: new databases use full auto-vacuum
+#cgo sqlite_vacuum_full CFLAGS: -DSQLITE_DEFAULT_AUTOVACUUM=1
+// reason: accept an authority (host) in file: URIs
+#cgo sqlite_allow_uri_authority CFLAGS: -DSQLITE_ALLOW_URI_AUTHORITY
+// reason: sqlite3_unlock_notify, for shared-cache locking
+#cgo sqlite_unlock_notify CFLAGS: -DSQLITE_ENABLE_UNLOCK_NOTIFY
+// reason: remove extension loading from the library entirely
+#cgo sqlite_omit_load_extension CFLAGS: -DSQLITE_OMIT_LOAD_EXTENSION
+// reason: SQLite checks API arguments for misuse (slower)
+#cgo sqlite_app_armor CFLAGS: -DSQLITE_ENABLE_API_ARMOR
+// reason: the introspection PRAGMAs (function_list, module_list, pragma_list)
+#cgo sqlite_introspect CFLAGS: -DSQLITE_INTROSPECTION_PRAGMAS
+// reason: the percentile() family of aggregate functions
+#cgo sqlite_percentile CFLAGS: -DSQLITE_ENABLE_PERCENTILE
+// reason: ICU-aware upper/lower, LIKE and collations (needs libicu)
+#cgo sqlite_icu icu CFLAGS: -DSQLITE_ENABLE_ICU
+#cgo sqlite_icu icu LDFLAGS: -licuuc -licui18n
+// reason: link the system's libsqlite3 instead of compiling the vendored amalgamation
+#cgo libsqlite3 CFLAGS: -DUSE_LIBSQLITE3
+#cgo libsqlite3 LDFLAGS: -lsqlite3
 */
 import "C"

@@ -161,24 +161,6 @@ func (err Error) Is(target error) bool {
 // multi-statement query the offset counts from the start of the whole text.
 func (err Error) Offset() int { return err.offset }
 
-// errorFor builds the Error for result code rc from the connection's state,
-// which holds the message when rc came from the call just made on it.
-func errorFor(h connHandle, rc int, base int) error {
-	info := cErrInfo(h)
-	e := Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1}
-	if info.code == rc&ErrNoMask {
-		e.ExtendedCode = ErrNoExtended(info.extended)
-		e.err = info.msg
-		if info.offset >= 0 {
-			e.offset = base + info.offset
-		}
-		if e.Code == ErrIoErr || e.Code == ErrCantOpen {
-			e.SystemErrno = syscall.Errno(info.sysErrno)
-		}
-	}
-	return e
-}
-
 // interruptedError is returned when SQLite stopped a statement because the
 // operation's context ended: errors.Is matches both the context's error
 // (context.Canceled or context.DeadlineExceeded) and ErrInterrupt.

@@ -16,15 +16,15 @@ const (
 )
 
 // compileOptionsTable renders compile_options.go as a Markdown table: every
-// "#cgo CFLAGS: -D..." line with the "// reason:" comment above it.
+// "#cgo [tags] CFLAGS: -D..." line with the "// reason:" comment above it.
 func compileOptionsTable(t *testing.T) string {
 	src, err := os.ReadFile("compile_options.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	flagLine := regexp.MustCompile(`^#cgo CFLAGS: (-D\S+)$`)
+	flagLine := regexp.MustCompile(`^#cgo ((?:\S+ )*)CFLAGS: (-D\S+)$`)
 	var b strings.Builder
-	b.WriteString("| option | why |\n|---|---|\n")
+	b.WriteString("| option | build tag | why |\n|---|---|---|\n")
 	reason := ""
 	n := 0
 	for _, line := range strings.Split(string(src), "\n") {
@@ -34,9 +34,13 @@ func compileOptionsTable(t *testing.T) string {
 		}
 		if m := flagLine.FindStringSubmatch(line); m != nil {
 			if reason == "" {
-				t.Fatalf("compile_options.go: %s has no \"// reason:\" line above it", m[1])
+				t.Fatalf("compile_options.go: %s has no \"// reason:\" line above it", m[2])
 			}
-			b.WriteString("| `" + strings.TrimPrefix(m[1], "-D") + "` | " + reason + " |\n")
+			tags := "always"
+			if m[1] != "" {
+				tags = "`" + strings.Join(strings.Fields(m[1]), "` or `") + "`"
+			}
+			b.WriteString("| `" + strings.TrimPrefix(m[2], "-D") + "` | " + tags + " | " + reason + " |\n")
 			reason = ""
 			n++
 		}

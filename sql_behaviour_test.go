@@ -1,3 +1,5 @@
+//go:build cgo
+
 package sqlite3
 
 // Behaviour of the driver seen through database/sql: value round trips,

@@ -1,16 +1,5 @@
-// Package sqlite3 is a database/sql driver for SQLite, built with cgo on a
-// vendored SQLite amalgamation, and a drop-in replacement for
-// github.com/mattn/go-sqlite3: same driver name ("sqlite3"), DSN parameters,
-// exported API and value conventions.
-//
-//	import _ "github.com/fastsqlite/sqlite3"
-//
-//	db, err := sql.Open("sqlite3", "file:app.db?_journal_mode=WAL&_busy_timeout=5000")
-//
-// Each row costs one cgo call: a small C bridge (bridge.h) steps the statement
-// and describes every column of the row in one buffer that Go reads directly.
-// See the README for the DSN reference, the type mapping and the compile
-// options.
+//go:build cgo
+
 package sqlite3
 
 import (
@@ -19,6 +8,7 @@ import (
 	"database/sql/driver"
 	"runtime"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -378,4 +368,22 @@ func (tx *SQLiteTx) Rollback() error {
 		return nil
 	}
 	return c.execOne("ROLLBACK")
+}
+
+// errorFor builds the Error for result code rc from the connection's state,
+// which holds the message when rc came from the call just made on it.
+func errorFor(h connHandle, rc int, base int) error {
+	info := cErrInfo(h)
+	e := Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1}
+	if info.code == rc&ErrNoMask {
+		e.ExtendedCode = ErrNoExtended(info.extended)
+		e.err = info.msg
+		if info.offset >= 0 {
+			e.offset = base + info.offset
+		}
+		if e.Code == ErrIoErr || e.Code == ErrCantOpen {
+			e.SystemErrno = syscall.Errno(info.sysErrno)
+		}
+	}
+	return e
 }

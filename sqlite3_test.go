@@ -1,3 +1,5 @@
+//go:build cgo
+
 package sqlite3
 
 // Tests of opening, DSN parameters and errors. Every test goes through

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package sqlite3
 
 // The statement cache keeps a connection's recently used single-statement

@@ -1,0 +1,14 @@
+// Package sqlite3 is a database/sql driver for SQLite, built with cgo on a
+// vendored SQLite amalgamation, and a drop-in replacement for
+// github.com/mattn/go-sqlite3: same driver name ("sqlite3"), DSN parameters,
+// exported API and value conventions.
+//
+//	import _ "github.com/fastsqlite/sqlite3"
+//
+//	db, err := sql.Open("sqlite3", "file:app.db?_journal_mode=WAL&_busy_timeout=5000")
+//
+// Each row costs one cgo call: a small C bridge (bridge.h) steps the statement
+// and describes every column of the row in one buffer that Go reads directly.
+// See the README for the DSN reference, the type mapping and the compile
+// options.
+package sqlite3
