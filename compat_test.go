@@ -115,3 +115,24 @@ func TestDeclTypes(t *testing.T) {
 		}
 	}
 }
+
+// A read-only transaction on a connection that is read-only by its DSN leaves
+// it read-only afterwards.
+func TestReadOnlyTxKeepsQueryOnly(t *testing.T) {
+	db, err := sql.Open("sqlite3", t.TempDir()+"/ro.db?_query_only=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	tx, err := db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE t(x)"); err == nil {
+		t.Fatal("write succeeded on a _query_only=1 connection after a read-only transaction")
+	}
+}

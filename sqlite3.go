@@ -302,10 +302,17 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 		return nil, err
 	}
 	if opts.ReadOnly {
-		if err := c.execOne("PRAGMA query_only = 1"); err != nil {
+		// Leave a connection that is read-only already (_query_only) as it is.
+		on, err := c.queryInt("PRAGMA query_only")
+		if err != nil {
 			return nil, err
 		}
-		c.readOnlyTx = true
+		if on == 0 {
+			if err := c.execOne("PRAGMA query_only = 1"); err != nil {
+				return nil, err
+			}
+			c.readOnlyTx = true
+		}
 	}
 	if _, err := c.ExecContext(ctx, c.txlock, nil); err != nil {
 		c.endReadOnly()
@@ -320,6 +327,30 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 		}
 	}
 	return &SQLiteTx{c: c}, nil
+}
+
+// queryInt runs a single-row, single-column statement of the driver's own.
+func (c *SQLiteConn) queryInt(query string) (int64, error) {
+	s, _, rc := c.prepareCached(query)
+	if rc != sqliteOK {
+		return 0, errorFor(c.h, rc, 0)
+	}
+	if s == nil {
+		return 0, driverError("not a statement: " + query)
+	}
+	defer c.release(s)
+	switch rc := cQuery(s.h, 0); rc {
+	case sqliteRow:
+		v := s.cols[0].int64()
+		cReset(s.h)
+		return v, nil
+	case sqliteDone:
+		return 0, driverError("no row from: " + query)
+	default:
+		err := errorFor(c.h, rc, 0)
+		cReset(s.h)
+		return 0, err
+	}
 }
 
 // endReadOnly restores writes after a read-only transaction.
