@@ -50,6 +50,10 @@ int bridge_open(const char *filename, int flags, const char *vfs, int busy_ms, b
   return rc;
 }
 
+int bridge_db_config(bridge_conn *c, int op, int value) {
+  return sqlite3_db_config(c->db, op, value, (int *)0);
+}
+
 static void bridge_free_stmt(bridge_stmt *s) {
   sqlite3_finalize(s->stmt);
   free(s->cols);

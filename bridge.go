@@ -51,6 +51,8 @@ const (
 
 	prepPersistent = C.SQLITE_PREPARE_PERSISTENT
 
+	dbconfigDefensive = C.SQLITE_DBCONFIG_DEFENSIVE
+
 	// maxLength is SQLITE_MAX_LENGTH's default (the amalgamation defines it in
 	// the .c file only): the largest TEXT or BLOB SQLite accepts.
 	maxLength = 1000000000
@@ -112,6 +114,11 @@ func cOpen(filename string, flags int, vfs string, busyMS int) (connHandle, int)
 	var h connHandle
 	rc := C.bridge_open(cname, C.int(flags), cvfs, C.int(busyMS), &h)
 	return h, int(rc)
+}
+
+// cDBConfig calls bridge_db_config (sqlite3_db_config with an int value).
+func cDBConfig(h connHandle, op, value int) int {
+	return int(C.bridge_db_config(h, C.int(op), C.int(value)))
 }
 
 // cClose calls bridge_close: finalizes every live statement and closes.

@@ -115,6 +115,10 @@ struct bridge_conn {
 ** the message can be read); the caller then owns it and must bridge_close it. */
 int bridge_open(const char *filename, int flags, const char *vfs, int busy_ms, bridge_conn **out);
 
+/* Sets an integer option of the connection (sqlite3_db_config), e.g.
+** SQLITE_DBCONFIG_DEFENSIVE. */
+int bridge_db_config(bridge_conn *c, int op, int value);
+
 /* Finalizes every live statement and closes the database. Frees c. */
 int bridge_close(bridge_conn *c);
 

@@ -136,3 +136,27 @@ func TestReadOnlyTxKeepsQueryOnly(t *testing.T) {
 		t.Fatal("write succeeded on a _query_only=1 connection after a read-only transaction")
 	}
 }
+
+// _defensive=1 turns on SQLITE_DBCONFIG_DEFENSIVE: writable_schema cannot be
+// used to change the schema table.
+func TestDSNDefensive(t *testing.T) {
+	for _, tc := range []struct {
+		dsn     string
+		blocked bool
+	}{{"?_defensive=1", true}, {"?_defensive=0", false}, {"", false}} {
+		db, err := sql.Open("sqlite3", t.TempDir()+"/d.db"+tc.dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.SetMaxOpenConns(1)
+		_, err = db.Exec(`CREATE TABLE t(x); PRAGMA writable_schema = ON;
+			UPDATE sqlite_schema SET sql = 'CREATE TABLE t(x, y)' WHERE name = 't'`)
+		if blocked := err != nil; blocked != tc.blocked {
+			t.Errorf("%q: schema write error %v, want blocked=%v", tc.dsn, err, tc.blocked)
+		}
+		db.Close()
+	}
+	if _, err := sql.Open("sqlite3", ":memory:?_defensive=maybe"); err == nil {
+		t.Fatal("_defensive=maybe accepted")
+	}
+}

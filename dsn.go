@@ -19,6 +19,7 @@ type config struct {
 	txlock        string // the statement that begins a transaction
 	stmtCacheSize int
 	deferFK       bool     // re-enable defer_foreign_keys in every transaction
+	defensive     bool     // SQLITE_DBCONFIG_DEFENSIVE
 	pragmas       []string // run in order after open, each one statement
 }
 
@@ -101,6 +102,13 @@ func parseDSN(dsn string) (*config, error) {
 			return nil, badParam("_stmt_cache_size", v, "want a non-negative integer")
 		}
 		cfg.stmtCacheSize = n
+	}
+	if v, ok := p.get("_defensive"); ok {
+		b, ok := boolValue(v)
+		if !ok {
+			return nil, badParam("_defensive", v, "want a boolean (1, 0, true, false, yes, no, on, off)")
+		}
+		cfg.defensive = b == "1"
 	}
 	if v, ok := p.get("vfs"); ok && !strings.HasPrefix(dsn, "file:") {
 		cfg.vfs = v

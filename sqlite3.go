@@ -86,6 +86,13 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 	}
 	c.pin.Pin(c.cancelled)
 	setCancelWord(h, c.cancelled)
+	if cfg.defensive {
+		if rc := cDBConfig(h, dbconfigDefensive, 1); rc != sqliteOK {
+			err := errorFor(h, rc, 0)
+			c.Close()
+			return nil, err
+		}
+	}
 	for _, p := range cfg.pragmas {
 		if err := c.execOne(p); err != nil {
 			c.Close()
