@@ -20,7 +20,7 @@ const largeValue = 64 << 10
 type binder struct {
 	args      []driver.NamedValue
 	next      int // index in args of the next positional argument to consume
-	named     int // number of named arguments; -1 until counted
+	named     int // number of named arguments, valid once counted
 	usedNamed []bool
 	counted   bool
 }
@@ -186,6 +186,9 @@ func (s *SQLiteStmt) bind(b *binder, last bool) error {
 			var tmp [64]byte
 			slot.typ = typeText
 			_ = putBytes(slot, v.AppendFormat(tmp[:0], SQLiteTimestampFormats[0]), buf, &used)
+		case ZeroBlob: // blob.go
+			slot.typ = typeZeroBlob
+			slot.setInt64(int64(v))
 		}
 	}
 	return nil
@@ -208,6 +211,11 @@ func argSize(v any) (int64, error) {
 		return int64(len(v)), nil
 	case time.Time:
 		return 64, nil
+	case ZeroBlob:
+		if v < 0 {
+			return 0, driverError("negative ZeroBlob size " + strconv.FormatInt(int64(v), 10))
+		}
+		return 0, nil
 	}
 	return 0, driverError("unsupported type " + typeName(v) + "; bind nil, integers, floats, bool, string, []byte, time.Time or a driver.Valuer")
 }
