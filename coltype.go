@@ -47,3 +47,16 @@ func scanType(decl string) reflect.Type {
 	}
 	return typeAny
 }
+
+// Column type classes of mattn/go-sqlite3's scan-type mapping, kept for
+// compatibility. They are not SQLite's fundamental type codes.
+const (
+	SQLITE_INTEGER = iota
+	SQLITE_TEXT
+	SQLITE_BLOB
+	SQLITE_REAL
+	SQLITE_NUMERIC
+	SQLITE_TIME
+	SQLITE_BOOL
+	SQLITE_NULL
+)
