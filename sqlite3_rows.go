@@ -93,22 +93,80 @@ func (r *SQLiteRows) step() error {
 	return r.err
 }
 
-// decode converts the bridge's description of the current row.
+// decode converts the bridge's description of the current row, with at most
+// two allocations for all its numbers, TEXT and BLOB values (see box.go);
+// date/time and boolean columns, and values of 4 KiB and more, take their own.
 func (r *SQLiteRows) decode(dest []driver.Value) {
-	cols := r.s.cols
-	// One allocation holds the bytes of every small TEXT and BLOB of the row.
-	total := 0
+	s := r.s
+	cols := s.cols[:min(len(s.cols), len(dest))]
+	words, size, texts, blobs := 0, 0, 0, 0
 	for i := range cols {
-		if t := cols[i].typ; (t == typeText || t == typeBlob) && cols[i].n < ownAllocation {
-			total += int(cols[i].n)
+		c := &cols[i]
+		if s.classes[i] != classNone && c.typ != typeBlob {
+			continue
+		}
+		switch c.typ {
+		case typeInteger, typeFloat:
+			words++
+		case typeText, typeBlob:
+			if c.typ == typeText {
+				texts++
+			} else {
+				blobs++
+			}
+			if c.n < ownAllocation {
+				size += int(c.n)
+			}
 		}
 	}
-	var buf []byte
-	if total > 0 {
-		buf = make([]byte, total)
+	var nums []uint64 // the row's numbers, then its small TEXT/BLOB bytes
+	var bytes []byte
+	if words+size > 0 {
+		nums = make([]uint64, words+(size+7)/8)
+		if size > 0 {
+			bytes = unsafe.Slice((*byte)(unsafe.Pointer(&nums[words])), size)
+		}
 	}
-	for i := range cols[:min(len(cols), len(dest))] {
-		dest[i], buf = r.value(i, buf)
+	var strs []string // string headers; a []byte header is a string header plus a cap
+	var slices [][]byte
+	w := 0
+	for i := range cols {
+		c := &cols[i]
+		if s.classes[i] != classNone && c.typ != typeBlob {
+			dest[i], _ = r.value(i, nil)
+			continue
+		}
+		switch c.typ {
+		case typeInteger, typeFloat:
+			typ := int64Type
+			if c.typ == typeFloat {
+				typ = float64Type
+			}
+			nums[w] = *(*uint64)(unsafe.Pointer(&c.v))
+			dest[i] = box(typ, unsafe.Pointer(&nums[w]))
+			w++
+		case typeText:
+			if strs == nil {
+				strs = make([]string, 0, texts)
+			}
+			var b []byte
+			b, bytes = take(c.bytes(), bytes)
+			strs = append(strs, unsafe.String(unsafe.SliceData(b), len(b)))
+			dest[i] = box(stringType, unsafe.Pointer(&strs[len(strs)-1]))
+		case typeBlob:
+			if slices == nil {
+				slices = make([][]byte, 0, blobs)
+			}
+			var b []byte
+			b, bytes = take(c.bytes(), bytes)
+			if b == nil {
+				b = []byte{}
+			}
+			slices = append(slices, b)
+			dest[i] = box(bytesType, unsafe.Pointer(&slices[len(slices)-1]))
+		default:
+			dest[i] = nil
+		}
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // rawConn opens one driver connection directly, without database/sql.
-func rawConn(t *testing.T, dsn string) *SQLiteConn {
+func rawConn(t testing.TB, dsn string) *SQLiteConn {
 	t.Helper()
 	c, err := (&SQLiteDriver{}).Open(dsn)
 	if err != nil {

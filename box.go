@@ -1,0 +1,41 @@
+//go:build cgo
+
+package sqlite3
+
+import "unsafe"
+
+// database/sql's Rows.Next takes each column as a driver.Value, an interface;
+// putting an int64, float64, string or []byte into an interface the ordinary
+// way allocates a copy of it, one allocation per column per row. Next instead
+// lays a row's values out in two allocations (pointer-free words for numbers
+// and text bytes, and a block of string/[]byte headers) and makes each
+// interface point at its value there. The values are never written again, so
+// they are as immutable as any boxed value, and each row gets fresh blocks, so
+// values stay valid after the next call.
+
+// eface is the runtime's layout of an empty interface (a type word and a data
+// word), unchanged since Go 1.4; typeWord reads the type word of a value.
+type eface struct {
+	typ  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+func typeWord(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
+
+var (
+	int64Type   = typeWord(int64(0))
+	float64Type = typeWord(float64(0))
+	stringType  = typeWord("")
+	bytesType   = typeWord([]byte(nil))
+)
+
+// box returns an interface whose dynamic type is typ and whose value is the
+// one at p, without copying it. p must point to a value of that type that is
+// never modified afterwards.
+func box(typ, p unsafe.Pointer) any {
+	var v any
+	e := (*eface)(unsafe.Pointer(&v))
+	e.typ = typ
+	e.data = p
+	return v
+}
