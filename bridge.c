@@ -103,7 +103,7 @@ static int bridge_columns(bridge_stmt *s, sqlite3_stmt *st) {
   return SQLITE_OK;
 }
 
-int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int flags) {
+int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int flags, uint32_t gen) {
   sqlite3_stmt *st = 0;
   const char *tail = 0;
   bridge_stmt *s;
@@ -124,6 +124,7 @@ int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int
   }
   if (off < 0 || off > c->sql_len) return SQLITE_RANGE;
   c->tail = off;
+  if (bridge_arm(c, gen)) return SQLITE_INTERRUPT;
   /* nByte includes the terminator: SQLite then parses in place, without a copy. */
   rc = sqlite3_prepare_v3(c->db, c->sql + off, c->sql_len - off + 1, flags, &st, &tail);
   if (rc != SQLITE_OK) return rc;
@@ -310,4 +311,340 @@ void bridge_errinfo(bridge_conn *c) {
   c->err_errno = sqlite3_system_errno(c->db);
   c->err_offset = sqlite3_error_offset(c->db);
   c->err_msg = sqlite3_errmsg(c->db);
+}
+
+/* ---- hooks, trace, busy handler (bridge_hooks.go, hooks.go, trace.go) ----
+** Trampolines from SQLite's callbacks to the Go entry points exported by
+** bridge_hooks.go. The user-data argument is the Go registry id itself. */
+#include "_cgo_export.h"
+
+static int bridge_commit_cb(void *h) { return goHookCommit((uintptr_t)h); }
+
+static void bridge_rollback_cb(void *h) { goHookRollback((uintptr_t)h); }
+
+static void bridge_update_cb(void *h, int op, const char *db, const char *table, sqlite3_int64 rowid) {
+  goHookUpdate((uintptr_t)h, op, (char *)db, (char *)table, rowid);
+}
+
+static void bridge_preupdate_cb(void *h, sqlite3 *db, int op, const char *name, const char *table,
+                                sqlite3_int64 old_rowid, sqlite3_int64 new_rowid) {
+  goHookPreUpdate((uintptr_t)h, db, op, (char *)name, (char *)table, old_rowid, new_rowid);
+}
+
+static int bridge_auth_cb(void *h, int action, const char *a1, const char *a2, const char *db, const char *trigger) {
+  (void)trigger;
+  return goHookAuthorizer((uintptr_t)h, action, (char *)a1, (char *)a2, (char *)db);
+}
+
+static int bridge_wal_cb(void *h, sqlite3 *db, const char *name, int pages) {
+  (void)db;
+  return goHookWAL((uintptr_t)h, (char *)name, pages);
+}
+
+static int bridge_trace_cb(unsigned ev, void *h, void *p, void *x) {
+  sqlite3 *db;
+  sqlite3_stmt *st = 0;
+  const char *sql = 0;
+  sqlite3_int64 ns = 0;
+  switch (ev) {
+  case SQLITE_TRACE_STMT: st = (sqlite3_stmt *)p; sql = (const char *)x; break;
+  case SQLITE_TRACE_PROFILE: st = (sqlite3_stmt *)p; ns = *(sqlite3_int64 *)x; break;
+  case SQLITE_TRACE_ROW: st = (sqlite3_stmt *)p; break;
+  case SQLITE_TRACE_CLOSE: break;
+  default: return 0;
+  }
+  db = st ? sqlite3_db_handle(st) : (sqlite3 *)p;
+  return goHookTrace((uintptr_t)h, ev, db, st, (char *)sql, ns, sqlite3_get_autocommit(db));
+}
+
+void bridge_commit_hook(sqlite3 *db, uintptr_t h) {
+  sqlite3_commit_hook(db, h ? bridge_commit_cb : 0, (void *)h);
+}
+
+void bridge_rollback_hook(sqlite3 *db, uintptr_t h) {
+  sqlite3_rollback_hook(db, h ? bridge_rollback_cb : 0, (void *)h);
+}
+
+void bridge_update_hook(sqlite3 *db, uintptr_t h) {
+  sqlite3_update_hook(db, h ? bridge_update_cb : 0, (void *)h);
+}
+
+void bridge_preupdate_hook(sqlite3 *db, uintptr_t h) {
+  sqlite3_preupdate_hook(db, h ? bridge_preupdate_cb : 0, (void *)h);
+}
+
+int bridge_set_authorizer(sqlite3 *db, uintptr_t h) {
+  return sqlite3_set_authorizer(db, h ? bridge_auth_cb : 0, (void *)h);
+}
+
+void bridge_wal_hook(sqlite3 *db, uintptr_t h) {
+  if (h) sqlite3_wal_hook(db, bridge_wal_cb, (void *)h);
+  else sqlite3_wal_autocheckpoint(db, 1000); /* SQLITE_DEFAULT_WAL_AUTOCHECKPOINT */
+}
+
+int bridge_trace(sqlite3 *db, unsigned mask, uintptr_t h) {
+  return sqlite3_trace_v2(db, h ? mask : 0, h ? bridge_trace_cb : 0, (void *)h);
+}
+
+/* Describes one value as bridge_fill describes a column. */
+static void bridge_value(bridge_col *c, sqlite3_value *v) {
+  int t = sqlite3_value_type(v);
+  c->type = t;
+  c->n = 0;
+  switch (t) {
+  case SQLITE_INTEGER: c->v.i = sqlite3_value_int64(v); break;
+  case SQLITE_FLOAT: c->v.f = sqlite3_value_double(v); break;
+  case SQLITE_TEXT:
+    c->v.p = sqlite3_value_text(v);
+    c->n = sqlite3_value_bytes(v);
+    if (!c->v.p) c->type = SQLITE_NULL;
+    break;
+  case SQLITE_BLOB:
+    c->v.p = sqlite3_value_blob(v);
+    c->n = sqlite3_value_bytes(v);
+    break;
+  default: c->v.p = 0; break;
+  }
+}
+
+int bridge_preupdate_row(sqlite3 *db, int isnew, bridge_col *out, int n) {
+  int i, rc;
+  for (i = 0; i < n; i++) {
+    sqlite3_value *v = 0;
+    rc = isnew ? sqlite3_preupdate_new(db, i, &v) : sqlite3_preupdate_old(db, i, &v);
+    if (rc != SQLITE_OK) return rc;
+    bridge_value(&out[i], v);
+  }
+  return SQLITE_OK;
+}
+
+/* SQLite's own busy-timeout schedule (sqliteDefaultBusyCallback), in ms. */
+static const unsigned char bridge_busy_delays[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
+static const unsigned char bridge_busy_totals[] = {0, 1, 3, 8, 18, 33, 53, 78, 103, 128, 178, 228};
+
+static int bridge_busy_cb(void *arg, int count) {
+  bridge_busy *b = (bridge_busy *)arg;
+  int n = (int)sizeof(bridge_busy_delays), delay, prior;
+  if (bridge_progress(b->conn)) return 0; /* the running operation was cancelled */
+  if (b->handle) return goHookBusy(b->handle, count) != 0;
+  if (count < n) {
+    delay = bridge_busy_delays[count];
+    prior = bridge_busy_totals[count];
+  } else {
+    delay = bridge_busy_delays[n - 1];
+    prior = bridge_busy_totals[n - 1] + delay * (count - (n - 1));
+  }
+  if (prior + delay > b->timeout_ms) {
+    delay = b->timeout_ms - prior;
+    if (delay <= 0) return 0;
+  }
+  while (delay > 0) {
+    int d = delay < 10 ? delay : 10;
+    sqlite3_sleep(d);
+    delay -= d;
+    if (bridge_progress(b->conn)) return 0;
+  }
+  return 1;
+}
+
+int bridge_busy_install(sqlite3 *db, bridge_busy *b) {
+  return sqlite3_busy_handler(db, b ? bridge_busy_cb : 0, b);
+}
+
+/* ---- backup, serialize, extensions (bridge_db.go) ---- */
+
+int bridge_serialize(sqlite3 *db, const char *schema, unsigned char **out, sqlite3_int64 *size, int *owned) {
+  /* An in-memory database (deserialized) is read in place, without a copy. */
+  *owned = 0;
+  *out = sqlite3_serialize(db, schema, size, SQLITE_SERIALIZE_NOCOPY);
+  if (*size < 0) return SQLITE_ERROR;
+  if (*out || *size == 0) return SQLITE_OK;
+  *owned = 1;
+  *out = sqlite3_serialize(db, schema, size, 0);
+  if (*size < 0) return SQLITE_ERROR;
+  if (!*out && *size > 0) return SQLITE_NOMEM;
+  return SQLITE_OK;
+}
+
+int bridge_deserialize(sqlite3 *db, const char *schema, const void *b, sqlite3_int64 n) {
+  /* 20 spare zero bytes: SQLite may read a little past the end of a
+  ** maliciously malformed image (see sqlite3_deserialize). */
+  unsigned char *p = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)n + 20);
+  if (!p) return SQLITE_NOMEM;
+  if (n > 0) memcpy(p, b, (size_t)n);
+  memset(p + n, 0, 20);
+  /* On failure SQLite frees p itself (FREEONCLOSE). */
+  return sqlite3_deserialize(db, schema, p, n, n,
+                             SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE);
+}
+
+int bridge_load_extension(sqlite3 *db, const char *lib, const char *entry, char **err) {
+  int rc = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 1, (int *)0);
+  *err = 0;
+  if (rc != SQLITE_OK) return rc;
+  rc = sqlite3_load_extension(db, lib, entry, err);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, (int *)0);
+  return rc;
+}
+
+/* ---- user-defined functions and collations (bridge_func.go, func.go) ----
+** Trampolines from SQLite's function, aggregate, window and collation
+** callbacks to the Go entry points exported by bridge_func.go. Declared here
+** exactly as cgo declares them in _cgo_export.h. */
+extern void goFuncCall(bridge_fcall *call);
+extern void goFuncDestroy(uintptr_t handle);
+extern int goCollate(bridge_udf *u, int n1, void *p1, int n2, void *p2);
+
+/* Arguments decoded on the C stack up to this count; beyond, sqlite3_malloc. */
+#define BRIDGE_UDF_STACK_ARGS 8
+
+/* Decodes argv as bridge_fill decodes a row. Returns 0 (and sets an error)
+** when SQLite ran out of memory converting a value to text. */
+static int bridge_udf_args(sqlite3_context *ctx, bridge_col *cols, int argc, sqlite3_value **argv) {
+  int i;
+  for (i = 0; i < argc; i++) {
+    sqlite3_value *v = argv[i];
+    bridge_col *c = &cols[i];
+    int t = sqlite3_value_type(v);
+    c->type = t;
+    c->n = 0;
+    switch (t) {
+    case SQLITE_INTEGER: c->v.i = sqlite3_value_int64(v); break;
+    case SQLITE_FLOAT: c->v.f = sqlite3_value_double(v); break;
+    case SQLITE_TEXT:
+      c->v.p = sqlite3_value_text(v);
+      c->n = sqlite3_value_bytes(v);
+      if (!c->v.p) {
+        sqlite3_result_error_nomem(ctx);
+        return 0;
+      }
+      break;
+    case SQLITE_BLOB:
+      c->v.p = sqlite3_value_blob(v); /* NULL for an empty BLOB */
+      c->n = sqlite3_value_bytes(v);
+      break;
+    default: c->v.p = 0; break;
+    }
+  }
+  return 1;
+}
+
+/* Hands the result Go left in call to SQLite. */
+static void bridge_udf_result(bridge_fcall *call) {
+  sqlite3_context *ctx = call->ctx;
+  switch (call->rtype) {
+  case SQLITE_INTEGER: sqlite3_result_int64(ctx, call->r.i); break;
+  case SQLITE_FLOAT: sqlite3_result_double(ctx, call->r.f); break;
+  case SQLITE_TEXT:
+  case SQLITE_BLOB: bridge_result_bytes(ctx, call->r.p, call->rn, call->rtype); break;
+  case SQLITE_NULL: sqlite3_result_null(ctx); break;
+  case BRIDGE_ZEROBLOB: sqlite3_result_zeroblob64(ctx, (sqlite3_uint64)call->r.i); break;
+  default: break; /* BRIDGE_RESULT_NONE */
+  }
+}
+
+static void bridge_udf_call(sqlite3_context *ctx, int kind, int argc, sqlite3_value **argv) {
+  bridge_col stack[BRIDGE_UDF_STACK_ARGS], *cols = stack;
+  bridge_fcall call;
+  memset(&call, 0, sizeof(call));
+  call.ctx = ctx;
+  call.udf = (bridge_udf *)sqlite3_user_data(ctx);
+  call.kind = kind;
+  call.argc = argc;
+  if (kind != BRIDGE_CALL_FUNC) {
+    /* xFinal does not allocate: NULL there means no xStep ever ran. */
+    call.agg = (sqlite3_int64 *)sqlite3_aggregate_context(ctx, kind == BRIDGE_CALL_FINAL ? 0 : (int)sizeof(sqlite3_int64));
+    if (!call.agg && kind != BRIDGE_CALL_FINAL) {
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
+  }
+  if (argc > BRIDGE_UDF_STACK_ARGS) {
+    cols = (bridge_col *)sqlite3_malloc64((sqlite3_uint64)argc * sizeof(bridge_col));
+    if (!cols) {
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
+  }
+  if (bridge_udf_args(ctx, cols, argc, argv)) {
+    call.args = cols;
+    goFuncCall(&call);
+    bridge_udf_result(&call);
+  }
+  if (cols != stack) sqlite3_free(cols);
+}
+
+static void bridge_udf_func(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  bridge_udf_call(ctx, BRIDGE_CALL_FUNC, argc, argv);
+}
+
+static void bridge_udf_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  bridge_udf_call(ctx, BRIDGE_CALL_STEP, argc, argv);
+}
+
+static void bridge_udf_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  bridge_udf_call(ctx, BRIDGE_CALL_INVERSE, argc, argv);
+}
+
+static void bridge_udf_value(sqlite3_context *ctx) { bridge_udf_call(ctx, BRIDGE_CALL_VALUE, 0, 0); }
+
+static void bridge_udf_final(sqlite3_context *ctx) { bridge_udf_call(ctx, BRIDGE_CALL_FINAL, 0, 0); }
+
+static int bridge_udf_collate(void *p, int n1, const void *s1, int n2, const void *s2) {
+  return goCollate((bridge_udf *)p, n1, (void *)s1, n2, (void *)s2);
+}
+
+static void bridge_udf_destroy(void *p) {
+  bridge_udf *u = (bridge_udf *)p;
+  goFuncDestroy(u->handle);
+  free(u->buf);
+  free(u);
+}
+
+int bridge_create_function(bridge_conn *c, const char *name, int nargs, int flags, int kind, bridge_udf *u) {
+  u->db = c->db;
+  /* On failure SQLite calls the destructor itself. */
+  switch (kind) {
+  case BRIDGE_CALL_FUNC:
+    return sqlite3_create_function_v2(c->db, name, nargs, flags, u, bridge_udf_func, 0, 0, bridge_udf_destroy);
+  case BRIDGE_CALL_STEP:
+    return sqlite3_create_function_v2(c->db, name, nargs, flags, u, 0, bridge_udf_step, bridge_udf_final,
+                                      bridge_udf_destroy);
+  default:
+    return sqlite3_create_window_function(c->db, name, nargs, flags, u, bridge_udf_step, bridge_udf_final,
+                                          bridge_udf_value, bridge_udf_inverse, bridge_udf_destroy);
+  }
+}
+
+int bridge_create_collation(bridge_conn *c, const char *name, bridge_udf *u) {
+  int rc;
+  if (!u) return sqlite3_create_collation_v2(c->db, name, SQLITE_UTF8, 0, 0, 0);
+  u->db = c->db;
+  rc = sqlite3_create_collation_v2(c->db, name, SQLITE_UTF8, u, bridge_udf_collate, bridge_udf_destroy);
+  /* Unlike sqlite3_create_function_v2, a failed registration does not call
+  ** the destructor. */
+  if (rc != SQLITE_OK) bridge_udf_destroy(u);
+  return rc;
+}
+
+int bridge_udf_reserve(bridge_udf *u, sqlite3_int64 n) {
+  char *p;
+  if (n <= u->buf_cap) return SQLITE_OK;
+  p = (char *)realloc(u->buf, (size_t)n);
+  if (!p) return SQLITE_NOMEM;
+  u->buf = p;
+  u->buf_cap = n;
+  return SQLITE_OK;
+}
+
+void bridge_result_bytes(sqlite3_context *ctx, const void *p, sqlite3_int64 n, int type) {
+  /* An empty value must not come from a NULL pointer: that would be NULL. */
+  if (n == 0) p = "";
+  if (type == SQLITE_TEXT) sqlite3_result_text64(ctx, (const char *)p, (sqlite3_uint64)n, SQLITE_TRANSIENT, SQLITE_UTF8);
+  else sqlite3_result_blob64(ctx, p, (sqlite3_uint64)n, SQLITE_TRANSIENT);
+}
+
+void bridge_result_error(sqlite3_context *ctx, const char *msg, int n, int code) {
+  sqlite3_result_error(ctx, msg ? msg : "", msg ? n : 0);
+  if (code != 0) sqlite3_result_error_code(ctx, code);
 }

@@ -24,6 +24,7 @@ const (
 	sqliteDone      = C.SQLITE_DONE
 	sqliteNomem     = C.SQLITE_NOMEM
 	sqliteInterrupt = C.SQLITE_INTERRUPT
+	sqliteBusy      = C.SQLITE_BUSY
 	sqliteMisuse    = C.SQLITE_MISUSE
 	sqliteTooBig    = C.SQLITE_TOOBIG
 	sqliteRange     = C.SQLITE_RANGE
@@ -128,7 +129,7 @@ func cClose(h connHandle) int { return int(C.bridge_close(h)) }
 // is first filled with sql; otherwise sql is ignored and the statement starting
 // at byte off of the buffer already loaded is prepared. The Go bytes are only
 // read during the call.
-func cPrepare(h connHandle, sql string, load bool, off int, flags uint) (stmtHandle, int, int) {
+func cPrepare(h connHandle, sql string, load bool, off int, flags uint, gen uint32) (stmtHandle, int, int) {
 	var p *C.char
 	n := 0
 	if load {
@@ -137,7 +138,7 @@ func cPrepare(h connHandle, sql string, load bool, off int, flags uint) (stmtHan
 			p = (*C.char)(unsafe.Pointer(&zeroByte))
 		}
 	}
-	rc := C.bridge_prepare(h, p, C.int(n), C.int(off), C.uint(flags))
+	rc := C.bridge_prepare(h, p, C.int(n), C.int(off), C.uint(flags), C.uint32_t(gen))
 	return h.prepared, int(h.tail), int(rc)
 }
 

@@ -125,8 +125,9 @@ int bridge_close(bridge_conn *c);
 /* Prepares the statement starting at byte off of the connection's SQL buffer.
 ** When sql is not NULL, the buffer is first loaded with sql[0:n]. On SQLITE_OK,
 ** c->prepared is the new statement (NULL if only whitespace or comments were
-** left) and c->tail the byte offset just after it. */
-int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int flags);
+** left) and c->tail the byte offset just after it. gen arms cancellation as
+** for bridge_exec (a prepare can wait on a lock to read the schema). */
+int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int flags, uint32_t gen);
 
 /* Finalizes the statement and frees it. */
 void bridge_finalize(bridge_stmt *s);
@@ -160,5 +161,131 @@ int bridge_column_notnull(bridge_stmt *s, int i);
 /* Copies the details of the last failing call on c into c->err_*. err_msg
 ** stays valid until the next call on c. */
 void bridge_errinfo(bridge_conn *c);
+
+/* ---- hooks, trace, busy handler (bridge_hooks.go, hooks.go, trace.go) ----
+**
+** Go callbacks are named by registry ids (uintptr_t, never 0), never by Go
+** pointers: the id itself is SQLite's user-data argument, and the trampolines
+** in bridge.c hand it back to the exported Go entry points. Id 0 removes the
+** hook. A stale id (its Go side released) makes the Go side do nothing. */
+void bridge_commit_hook(sqlite3 *db, uintptr_t h);
+void bridge_rollback_hook(sqlite3 *db, uintptr_t h);
+void bridge_update_hook(sqlite3 *db, uintptr_t h);
+void bridge_preupdate_hook(sqlite3 *db, uintptr_t h);
+int bridge_set_authorizer(sqlite3 *db, uintptr_t h);
+/* h == 0 removes the hook and restores SQLite's automatic checkpoints
+** (sqlite3_wal_autocheckpoint, default 1000 pages). */
+void bridge_wal_hook(sqlite3 *db, uintptr_t h);
+int bridge_trace(sqlite3 *db, unsigned mask, uintptr_t h);
+
+/* Describes the old (isnew == 0) or new values of the row being changed, from
+** inside a pre-update hook, into out[0:n] as bridge_step does for a row. */
+int bridge_preupdate_row(sqlite3 *db, int isnew, bridge_col *out, int n);
+
+/* A busy handler that gives up as soon as the connection's running operation
+** is cancelled (the bridge_conn cancellation word). With handle != 0 it asks
+** the Go handler; otherwise it waits up to timeout_ms, sleeping as SQLite's own
+** busy timeout does, in slices of at most 10 ms. Owned by Go (malloc/free);
+** installed on conn's database by bridge_busy_install. */
+typedef struct bridge_busy {
+  bridge_conn *conn;
+  uintptr_t handle;
+  int timeout_ms;
+} bridge_busy;
+
+/* Installs b (or removes any busy handler when b is NULL). */
+int bridge_busy_install(sqlite3 *db, bridge_busy *b);
+
+/* ---- backup, serialize, extensions (bridge_db.go) ---- */
+
+/* Serializes schema: *out points at the bytes and *size is their count (-1
+** when there is no such schema). *owned tells whether *out must be released
+** with sqlite3_free (a copy) or is the in-memory database itself (valid until
+** the next call on db). Returns SQLITE_OK, SQLITE_ERROR or SQLITE_NOMEM. */
+int bridge_serialize(sqlite3 *db, const char *schema, unsigned char **out, sqlite3_int64 *size, int *owned);
+
+/* Copies b[0:n] into sqlite3_malloc64 memory and deserializes it into schema
+** (FREEONCLOSE | RESIZEABLE): SQLite owns the copy, nothing of Go's is kept. */
+int bridge_deserialize(sqlite3 *db, const char *schema, const void *b, sqlite3_int64 n);
+
+/* Enables extension loading (C API only, not the SQL function), loads lib with
+** entry (NULL: SQLite derives it from the file name), and disables it again.
+** On failure *err may hold a message to sqlite3_free. */
+int bridge_load_extension(sqlite3 *db, const char *lib, const char *entry, char **err);
+
+/* ---- user-defined functions and collations (bridge_func.go, func.go) ----
+**
+** A Go scalar function, aggregate, window function or collation is a
+** bridge_udf: SQLite's user-data pointer for it, allocated by Go (calloc).
+** SQLite owns it from registration on and frees it through its destructor
+** (when the function is replaced, when the connection closes, and at once
+** when registration fails), which tells Go to release the handle. */
+typedef struct bridge_udf {
+  uintptr_t handle;      /* runtime/cgo.Handle that owns the Go side */
+  void *gov;             /* the same Go value, pinned (runtime.Pinner) until the
+                         ** handle is released: read by Go only, to reach it
+                         ** without a handle lookup on every call */
+  sqlite3 *db;
+  char *buf;             /* scratch for small TEXT/BLOB results, written by Go */
+  sqlite3_int64 buf_cap;
+} bridge_udf;
+
+/* What SQLite asked for. */
+enum {
+  BRIDGE_CALL_FUNC = 0, /* xFunc: a scalar function */
+  BRIDGE_CALL_STEP,     /* xStep */
+  BRIDGE_CALL_INVERSE,  /* xInverse (window functions) */
+  BRIDGE_CALL_VALUE,    /* xValue (window functions) */
+  BRIDGE_CALL_FINAL     /* xFinal */
+};
+
+/* Result types beyond SQLITE_INTEGER.._NULL and BRIDGE_ZEROBLOB. */
+#define BRIDGE_RESULT_NONE 0 /* nothing to set: a step, or Go already set it */
+
+/* One call into Go, on the C stack. C decodes every argument (as bridge_step
+** decodes a row) before the one call into Go; Go leaves INTEGER, FLOAT, NULL
+** and small TEXT/BLOB results (copied into udf->buf) here and C hands them to
+** SQLite after Go returns, so the common call makes no cgo call from Go. */
+typedef struct bridge_fcall {
+  sqlite3_context *ctx;
+  bridge_udf *udf;
+  bridge_col *args;     /* argc decoded arguments */
+  int32_t argc;
+  int32_t kind;         /* BRIDGE_CALL_* */
+  sqlite3_int64 *agg;   /* aggregates: 8 bytes of sqlite3_aggregate_context,
+                        ** 0 until Go stores an instance id; NULL in an xFinal
+                        ** that no xStep preceded */
+  union {
+    sqlite3_int64 i;
+    double f;
+    const void *p;
+  } r;
+  sqlite3_int64 rn;     /* byte length of a TEXT/BLOB result */
+  int32_t rtype;        /* SQLITE_INTEGER, _FLOAT, _TEXT, _BLOB, _NULL,
+                        ** BRIDGE_ZEROBLOB (r.i bytes) or BRIDGE_RESULT_NONE */
+  int32_t failed;       /* set by Go when it made the result an error */
+} bridge_fcall;
+
+/* Registers u as a scalar function (kind BRIDGE_CALL_FUNC), an aggregate
+** (BRIDGE_CALL_STEP) or a window function (BRIDGE_CALL_INVERSE), with
+** sqlite3_create_function_v2 / sqlite3_create_window_function. flags are
+** SQLITE_UTF8 plus SQLITE_DETERMINISTIC etc. u is freed (and its handle
+** released through goFuncDestroy) by the destructor in every case, failure
+** included. */
+int bridge_create_function(bridge_conn *c, const char *name, int nargs, int flags, int kind, bridge_udf *u);
+
+/* Registers u as a UTF-8 collation (sqlite3_create_collation_v2); u NULL
+** removes the collation. u is freed as by bridge_create_function. */
+int bridge_create_collation(bridge_conn *c, const char *name, bridge_udf *u);
+
+/* Makes udf->buf at least n bytes. */
+int bridge_udf_reserve(bridge_udf *u, sqlite3_int64 n);
+
+/* Sets a TEXT (type SQLITE_TEXT) or BLOB result, copied by SQLite
+** (SQLITE_TRANSIENT); SQLite reports SQLITE_TOOBIG beyond its length limit. */
+void bridge_result_bytes(sqlite3_context *ctx, const void *p, sqlite3_int64 n, int type);
+
+/* Sets an error result: msg[0:n] and, unless 0, the result code. */
+void bridge_result_error(sqlite3_context *ctx, const char *msg, int n, int code);
 
 #endif

@@ -40,6 +40,10 @@ func parseDSN(dsn string) (*config, error) {
 		txlock:        "BEGIN",
 		stmtCacheSize: defaultStmtCacheSize,
 	}
+	if i := strings.IndexByte(dsn, 0); i >= 0 {
+		// C strings end at a NUL: the file opened would not be the one named.
+		return nil, driverError("DSN contains a NUL byte at offset " + itoa(i))
+	}
 	pos := strings.IndexByte(dsn, '?')
 	if pos < 0 {
 		return cfg, nil
@@ -53,6 +57,11 @@ func parseDSN(dsn string) (*config, error) {
 		if err := plainFileParams(cfg, params); err != nil {
 			return nil, err
 		}
+	} else if params.Get("mode") == "ro" {
+		// SQLite applies a URI's mode=ro to the main file only; the open flags
+		// govern every file the connection opens later (ATTACH), so they must
+		// say read-only too.
+		cfg.flags = cfg.flags&^(openReadWrite|openCreate) | openReadOnly
 	}
 	p := dsnParams(params)
 

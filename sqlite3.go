@@ -73,7 +73,9 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	h, rc := cOpen(cfg.filename, cfg.flags, cfg.vfs, cfg.busyTimeout)
+	// The busy timeout is the bridge's context-aware handler (SetBusyTimeout),
+	// installed below, rather than sqlite3_busy_timeout's.
+	h, rc := cOpen(cfg.filename, cfg.flags, cfg.vfs, 0)
 	if h == nil {
 		return nil, Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1}
 	}
@@ -86,6 +88,12 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 	}
 	c.pin.Pin(c.cancelled)
 	setCancelWord(h, c.cancelled)
+	if cfg.busyTimeout > 0 {
+		if err := c.SetBusyTimeout(time.Duration(cfg.busyTimeout) * time.Millisecond); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	if cfg.defensive {
 		if rc := cDBConfig(h, dbconfigDefensive, 1); rc != sqliteOK {
 			err := errorFor(h, rc, 0)
@@ -98,6 +106,10 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 			c.Close()
 			return nil, err
 		}
+	}
+	if err := c.loadExtensions(d.Extensions); err != nil { // extension.go
+		c.Close()
+		return nil, err
 	}
 	if d.ConnectHook != nil {
 		if err := d.ConnectHook(c); err != nil {
@@ -126,12 +138,19 @@ type SQLiteConn struct {
 
 	// readOnlyTx is set while a BeginTx(ReadOnly) transaction runs.
 	readOnlyTx bool
+	// inTx is set while a BeginTx transaction runs; txLost once SQLite has
+	// rolled it back on its own.
+	inTx, txLost bool
 
 	cache stmtCache
 
 	// cleanups run once the database is closed and no callback can run any
 	// more: they release the Go handles that hooks and functions gave to C.
 	cleanups []func()
+
+	// hooks holds the callbacks, open blobs and backups of hooks.go, trace.go,
+	// blob.go and backup.go; nil until one is used.
+	hooks *connHooks
 }
 
 // onClose registers f to run after the connection has been closed (after
@@ -233,7 +252,12 @@ func (w *watch) done() {
 // errorFor returns the error for result code rc of an operation: the context's
 // error when the operation was interrupted because its context ended.
 func (c *SQLiteConn) errorFor(rc int, w *watch, base int) error {
-	if rc&ErrNoMask == sqliteInterrupt && w.gen != 0 && atomic.LoadUint32(c.cancelled) == w.gen {
+	if c.inTx && !c.txLost && cAutocommit(c.h) {
+		// SQLite rolled the whole transaction back (an interrupt, a full
+		// disk, ...): later statements of the Tx must not run on their own.
+		c.txLost = true
+	}
+	if code := rc & ErrNoMask; (code == sqliteInterrupt || code == sqliteBusy) && w.gen != 0 && atomic.LoadUint32(c.cancelled) == w.gen {
 		err := w.ctx.Err()
 		if err == nil {
 			err = context.Canceled
@@ -243,12 +267,26 @@ func (c *SQLiteConn) errorFor(rc int, w *watch, base int) error {
 	return errorFor(c.h, rc, base)
 }
 
+// usable reports why the connection cannot run a statement now: closed, or
+// inside a transaction that SQLite has already rolled back.
+func (c *SQLiteConn) usable() error {
+	if c.closed {
+		return driver.ErrBadConn
+	}
+	if c.txLost {
+		return errTxLost
+	}
+	return nil
+}
+
+var errTxLost = driverError("the transaction was rolled back by SQLite after an earlier error (for example an interrupted statement); roll back the Tx and start again")
+
 // CheckNamedValue accepts the values the driver binds directly, converting
 // the other integer and float kinds without reflection; anything else goes
 // to database/sql's default conversion (driver.Valuer, named types).
 func (c *SQLiteConn) CheckNamedValue(nv *driver.NamedValue) error {
 	switch v := nv.Value.(type) {
-	case nil, int64, float64, bool, string, []byte, time.Time:
+	case nil, int64, float64, bool, string, []byte, time.Time, ZeroBlob:
 		return nil
 	case int:
 		nv.Value = int64(v)
@@ -321,15 +359,20 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 			c.readOnlyTx = true
 		}
 	}
-	if _, err := c.ExecContext(ctx, c.txlock, nil); err != nil {
+	begin := c.txlock
+	if opts.ReadOnly {
+		begin = "BEGIN" // a reader takes no write lock, whatever _txlock says
+	}
+	if _, err := c.ExecContext(ctx, begin, nil); err != nil {
 		c.endReadOnly()
 		return nil, err
 	}
+	c.inTx, c.txLost = true, false
 	if c.deferFK {
 		// SQLite switches defer_foreign_keys off at every COMMIT and ROLLBACK.
 		if err := c.execOne("PRAGMA defer_foreign_keys = 1"); err != nil {
 			_ = c.execOne("ROLLBACK")
-			c.endReadOnly()
+			c.endTx()
 			return nil, err
 		}
 	}
@@ -338,7 +381,7 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 
 // queryInt runs a single-row, single-column statement of the driver's own.
 func (c *SQLiteConn) queryInt(query string) (int64, error) {
-	s, _, rc := c.prepareCached(query)
+	s, _, rc := c.prepareCached(query, 0)
 	if rc != sqliteOK {
 		return 0, errorFor(c.h, rc, 0)
 	}
@@ -360,6 +403,12 @@ func (c *SQLiteConn) queryInt(query string) (int64, error) {
 	}
 }
 
+// endTx is the end of a BeginTx transaction, committed or not.
+func (c *SQLiteConn) endTx() {
+	c.inTx, c.txLost = false, false
+	c.endReadOnly()
+}
+
 // endReadOnly restores writes after a read-only transaction.
 func (c *SQLiteConn) endReadOnly() {
 	if c.readOnlyTx && !c.closed {
@@ -378,7 +427,7 @@ type SQLiteTx struct {
 // database/sql considers the transaction over either way.
 func (tx *SQLiteTx) Commit() error {
 	c := tx.c
-	defer c.endReadOnly()
+	defer c.endTx()
 	if c.closed {
 		return driver.ErrBadConn
 	}
@@ -398,7 +447,7 @@ func (tx *SQLiteTx) Commit() error {
 // already ended (after an interrupt or certain errors) is not an error.
 func (tx *SQLiteTx) Rollback() error {
 	c := tx.c
-	defer c.endReadOnly()
+	defer c.endTx()
 	if c.closed {
 		return driver.ErrBadConn
 	}
@@ -423,5 +472,5 @@ func errorFor(h connHandle, rc int, base int) error {
 			e.SystemErrno = syscall.Errno(info.sysErrno)
 		}
 	}
-	return e
+	return withHookPanic(h, e) // hooks.go: a hook's panic made this call fail
 }

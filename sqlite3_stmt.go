@@ -82,7 +82,7 @@ func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.S
 	if err := checkQuery(query); err != nil {
 		return nil, err
 	}
-	s, tail, rc := c.prepareCached(query)
+	s, tail, rc := c.prepareCached(query, 0)
 	if rc != sqliteOK {
 		return nil, errorFor(c.h, rc, 0)
 	}
@@ -107,6 +107,16 @@ func (s *SQLiteStmt) Close() error {
 		if !s.c.closed {
 			cReset(s.h)
 		}
+	}
+	if s.cacheKey != "" {
+		// The caller may keep (and misuse) this object after Close: the cache
+		// gets a fresh one, so a second Close or a late Exec cannot reach the
+		// statement once someone else has taken it from the cache.
+		idle := new(SQLiteStmt)
+		*idle = *s
+		s.closed, s.h, s.cols, s.classes = true, nil, nil, nil
+		s.c.release(idle)
+		return nil
 	}
 	s.c.release(s)
 	return nil
@@ -181,8 +191,8 @@ func (s *SQLiteStmt) usable() error {
 	if s.closed {
 		return driverError("statement is closed")
 	}
-	if s.c.closed {
-		return driver.ErrBadConn
+	if err := s.c.usable(); err != nil {
+		return err
 	}
 	if s.rows != nil {
 		// database/sql can run a statement again while rows of its last run
@@ -223,8 +233,8 @@ func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 // statement. The result is the last statement's. The SQL is walked by byte
 // offset in one C buffer: time and memory stay linear in its length.
 func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if c.closed {
-		return nil, driver.ErrBadConn
+	if err := c.usable(); err != nil {
+		return nil, err
 	}
 	if err := checkQuery(query); err != nil {
 		return nil, err
@@ -236,7 +246,7 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 	defer w.done()
 	b := binder{args: args}
 	res := &SQLiteResult{}
-	s, tail, rc := c.prepareCached(query)
+	s, tail, rc := c.prepareCached(query, w.gen)
 	var scratch SQLiteStmt // the statements after the first, one at a time
 	for off := 0; ; {
 		if rc != sqliteOK {
@@ -262,7 +272,7 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 		}
 		off = tail
 		var h stmtHandle
-		if h, tail, rc = cPrepare(c.h, query, false, off, 0); h != nil {
+		if h, tail, rc = cPrepare(c.h, query, false, off, 0, w.gen); h != nil {
 			scratch.init(c, h)
 			s = &scratch
 		} else {
@@ -286,8 +296,8 @@ func (c *SQLiteConn) Exec(query string, args []driver.Value) (driver.Result, err
 // QueryContext runs every statement of query but the last as ExecContext
 // does, and returns the rows of the last one.
 func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	if c.closed {
-		return nil, driver.ErrBadConn
+	if err := c.usable(); err != nil {
+		return nil, err
 	}
 	if err := checkQuery(query); err != nil {
 		return nil, err
@@ -297,7 +307,7 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 		return nil, err
 	}
 	b := binder{args: args}
-	s, tail, rc := c.prepareCached(query)
+	s, tail, rc := c.prepareCached(query, w.gen)
 	var scratch SQLiteStmt // the statements after the first, while they are not the last
 	for off := 0; ; {
 		if rc != sqliteOK {
@@ -334,7 +344,7 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 		}
 		off = tail
 		var h stmtHandle
-		if h, tail, rc = cPrepare(c.h, query, false, off, 0); h != nil {
+		if h, tail, rc = cPrepare(c.h, query, false, off, 0, w.gen); h != nil {
 			scratch.init(c, h)
 			s = &scratch
 		} else {
@@ -353,7 +363,7 @@ func (c *SQLiteConn) Query(query string, args []driver.Value) (driver.Rows, erro
 // execOne runs a single statement of the driver's own (PRAGMAs, transaction
 // control), refusing anything after it.
 func (c *SQLiteConn) execOne(query string) error {
-	s, tail, rc := c.prepareCached(query)
+	s, tail, rc := c.prepareCached(query, 0)
 	if rc != sqliteOK {
 		return errorFor(c.h, rc, 0)
 	}

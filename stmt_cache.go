@@ -57,13 +57,13 @@ func (sc *stmtCache) drop() {
 
 // prepareCached returns a statement for query, from the cache when possible.
 // A statement the cache may keep afterwards has s.cacheKey set.
-func (c *SQLiteConn) prepareCached(query string) (*SQLiteStmt, int, int) {
+func (c *SQLiteConn) prepareCached(query string, gen uint32) (*SQLiteStmt, int, int) {
 	if s := c.cache.take(query); s != nil {
 		s.closed = false
 		s.releaseOnRowsClose = false
 		return s, len(query), sqliteOK
 	}
-	h, tail, rc := cPrepare(c.h, query, true, 0, 0)
+	h, tail, rc := cPrepare(c.h, query, true, 0, 0, gen)
 	if rc != sqliteOK || h == nil {
 		return nil, tail, rc
 	}
