@@ -156,9 +156,39 @@ func (s *SQLiteStmt) bind(b *binder, last bool) error {
 		case int64:
 			slot.typ = typeInteger
 			slot.setInt64(v)
+		case int:
+			slot.typ = typeInteger
+			slot.setInt64(int64(v))
+		case int32:
+			slot.typ = typeInteger
+			slot.setInt64(int64(v))
+		case int16:
+			slot.typ = typeInteger
+			slot.setInt64(int64(v))
+		case int8:
+			slot.typ = typeInteger
+			slot.setInt64(int64(v))
+		case uint8:
+			slot.typ = typeInteger
+			slot.setInt64(int64(v))
+		case uint16:
+			slot.typ = typeInteger
+			slot.setInt64(int64(v))
+		case uint32:
+			slot.typ = typeInteger
+			slot.setInt64(int64(v))
+		case uint:
+			slot.typ = typeInteger
+			slot.setInt64(int64(v)) // range checked by argSize
+		case uint64:
+			slot.typ = typeInteger
+			slot.setInt64(int64(v)) // range checked by argSize
 		case float64:
 			slot.typ = typeFloat
 			slot.setFloat64(v)
+		case float32:
+			slot.typ = typeFloat
+			slot.setFloat64(float64(v))
 		case bool:
 			slot.typ = typeInteger
 			if v {
@@ -197,8 +227,12 @@ func (s *SQLiteStmt) bind(b *binder, last bool) error {
 // argSize validates a value and returns the bytes it needs in the arena.
 func argSize(v any) (int64, error) {
 	switch v := v.(type) {
-	case nil, int64, float64, bool:
+	case nil, int64, float64, bool, int, int32, int16, int8, uint8, uint16, uint32, float32:
 		return 0, nil
+	case uint:
+		return 0, checkUint(uint64(v))
+	case uint64:
+		return 0, checkUint(v)
 	case string:
 		if len(v) > maxLength {
 			return 0, errTooBig(len(v))

@@ -281,44 +281,29 @@ func (c *SQLiteConn) usable() error {
 
 var errTxLost = driverError("the transaction was rolled back by SQLite after an earlier error (for example an interrupted statement); roll back the Tx and start again")
 
-// CheckNamedValue accepts the values the driver binds directly, converting
-// the other integer and float kinds without reflection; anything else goes
-// to database/sql's default conversion (driver.Valuer, named types).
+// CheckNamedValue accepts the values the driver binds directly, integer and
+// float kinds included, so database/sql neither converts them by reflection
+// nor boxes them again; anything else goes to database/sql's default
+// conversion (driver.Valuer, named types).
 func (c *SQLiteConn) CheckNamedValue(nv *driver.NamedValue) error {
 	switch v := nv.Value.(type) {
-	case nil, int64, float64, bool, string, []byte, time.Time, ZeroBlob:
+	case nil, int64, float64, bool, string, []byte, time.Time, ZeroBlob,
+		int, int32, int16, int8, uint8, uint16, uint32, float32:
 		return nil
-	case int:
-		nv.Value = int64(v)
-	case int32:
-		nv.Value = int64(v)
-	case int16:
-		nv.Value = int64(v)
-	case int8:
-		nv.Value = int64(v)
-	case uint8:
-		nv.Value = int64(v)
-	case uint16:
-		nv.Value = int64(v)
-	case uint32:
-		nv.Value = int64(v)
 	case uint:
-		return checkUint(nv, uint64(v))
+		return checkUint(uint64(v))
 	case uint64:
-		return checkUint(nv, v)
-	case float32:
-		nv.Value = float64(v)
-	default:
-		return driver.ErrSkip
+		return checkUint(v)
 	}
-	return nil
+	return driver.ErrSkip
 }
 
-func checkUint(nv *driver.NamedValue, v uint64) error {
+// checkUint rejects unsigned values that SQLite's signed 64-bit INTEGER
+// cannot hold, rather than letting them wrap.
+func checkUint(v uint64) error {
 	if v > 1<<63-1 {
 		return driverError("uint64 value " + uitoa(v) + " overflows SQLite's 64-bit signed INTEGER")
 	}
-	nv.Value = int64(v)
 	return nil
 }
 
