@@ -1,6 +1,8 @@
 /*
 ** bridge.c: the only hand-written C of the driver. See bridge.h for the contract.
-** Nothing here calls back into Go.
+** The core (prepare, bind, step, row buffer, cancellation) never calls back into
+** Go; only the sections for user-defined functions and hooks do, and only when
+** a function or hook is registered.
 */
 #include <errno.h>
 #include <string.h>
@@ -229,11 +231,26 @@ static void bridge_fill(bridge_stmt *s) {
   }
 }
 
+/* Steps once. depth tells Go that SQL run by a callback (a Go function or
+** hook using this connection) is nested inside this step. A row produced after
+** sqlite3_interrupt (a panicking collation) is not a row. */
+static int bridge_run(bridge_stmt *s) {
+  bridge_conn *c = s->conn;
+  int rc;
+  c->depth++;
+  rc = sqlite3_step(s->stmt);
+  c->depth--;
+#if SQLITE_VERSION_NUMBER >= 3041000
+  if (rc == SQLITE_ROW && sqlite3_is_interrupted(c->db)) rc = SQLITE_INTERRUPT;
+#endif
+  return rc;
+}
+
 static int bridge_step_row(bridge_stmt *s, uint32_t gen) {
   bridge_conn *c = s->conn;
   int rc;
   if (bridge_arm(c, gen)) return s->rc = SQLITE_INTERRUPT;
-  rc = sqlite3_step(s->stmt);
+  rc = bridge_run(s);
   if (rc == SQLITE_ROW) bridge_fill(s);
   return s->rc = rc;
 }
@@ -246,7 +263,7 @@ int bridge_exec(bridge_stmt *s, uint32_t gen) {
   if (rc != SQLITE_OK) return rc;
   if (bridge_arm(c, gen)) return SQLITE_INTERRUPT;
   do {
-    rc = sqlite3_step(s->stmt);
+    rc = bridge_run(s);
   } while (rc == SQLITE_ROW);
   s->changes = sqlite3_changes64(c->db);
   s->last_id = sqlite3_last_insert_rowid(c->db);
@@ -264,7 +281,7 @@ int bridge_query(bridge_stmt *s, uint32_t gen) {
   rc = bridge_bind(s);
   if (rc != SQLITE_OK) return s->rc = rc;
   if (bridge_arm(c, gen)) return s->rc = SQLITE_INTERRUPT;
-  rc = sqlite3_step(s->stmt);
+  rc = bridge_run(s);
   if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
     if (sqlite3_stmt_status(s->stmt, SQLITE_STMTSTATUS_REPREPARE, 0) != s->reprepares &&
         bridge_columns(s, s->stmt) != SQLITE_OK) {
@@ -304,6 +321,8 @@ int bridge_column_notnull(bridge_stmt *s, int i) {
     return -1;
   return notnull != 0;
 }
+
+int bridge_enable_memstatus(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 1); }
 
 void bridge_errinfo(bridge_conn *c) {
   c->err_ext = sqlite3_extended_errcode(c->db);

@@ -247,6 +247,30 @@ func cStmtReadonly(s stmtHandle) bool { return C.sqlite3_stmt_readonly(s.stmt) !
 // cAutocommit calls sqlite3_get_autocommit.
 func cAutocommit(h connHandle) bool { return C.sqlite3_get_autocommit(h.db) != 0 }
 
+// sqlBuffer is the bridge's SQL buffer of one operation (see nest).
+type sqlBuffer struct {
+	p        *C.char
+	len, cap C.int
+}
+
+// inCallback reports whether the connection is inside a step, so that the
+// caller runs from a Go callback (user function, hook) of that step.
+func inCallback(h connHandle) bool { return h.depth > 0 }
+
+// takeSQLBuffer detaches the bridge's SQL buffer, which the operation in
+// progress is still walking by offset; a nested operation gets its own.
+func takeSQLBuffer(h connHandle) sqlBuffer {
+	b := sqlBuffer{h.sql, h.sql_len, h.sql_cap}
+	h.sql, h.sql_len, h.sql_cap = nil, 0, 0
+	return b
+}
+
+// restoreSQLBuffer frees the nested operation's buffer and puts b back.
+func restoreSQLBuffer(h connHandle, b sqlBuffer) {
+	C.free(unsafe.Pointer(h.sql))
+	h.sql, h.sql_len, h.sql_cap = b.p, b.len, b.cap
+}
+
 // setCancelWord gives the bridge the word it polls for cancellation. The
 // caller pins word for as long as the connection is open.
 func setCancelWord(h connHandle, word *uint32) {
@@ -271,6 +295,24 @@ func cErrInfo(h connHandle) errInfo {
 		msg:      C.GoString(h.err_msg),
 	}
 }
+
+// enableMemStats turns SQLite's memory statistics on (bridge_enable_memstatus,
+// sqlite3_config(SQLITE_CONFIG_MEMSTATUS)) so that memoryUsed counts; the
+// build's SQLITE_DEFAULT_MEMSTATUS=0 leaves them off. It fails with
+// SQLITE_MISUSE once SQLite has initialized (after any open in the process),
+// so the leak tests run it in a fresh process.
+func enableMemStats() error {
+	if rc := int(C.bridge_enable_memstatus()); rc != sqliteOK {
+		return Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1,
+			err: "sqlite3_config(SQLITE_CONFIG_MEMSTATUS) must run before SQLite initializes (before the first connection opens): " + cErrstr(rc)}
+	}
+	return nil
+}
+
+// memoryUsed calls sqlite3_memory_used: bytes SQLite has allocated and not
+// freed (counted only after enableMemStats; the bridge's malloc'd buffers are
+// not included).
+func memoryUsed() int64 { return int64(C.sqlite3_memory_used()) }
 
 // cErrstr calls sqlite3_errstr: the English text of a result code.
 func cErrstr(code int) string { return C.GoString(C.sqlite3_errstr(C.int(code))) }

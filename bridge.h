@@ -88,6 +88,7 @@ struct bridge_conn {
   uint32_t armed;
   uint32_t *cancelled; /* pinned Go memory, set once after open */
   int watching;        /* progress handler installed */
+  int depth;           /* sqlite3_step calls in progress: >0 while a callback runs */
 
   /* NUL-terminated copy of the SQL being prepared, so statements are prepared
   ** by offset into one buffer: SQLite copies any SQL that is not NUL-terminated,
@@ -157,6 +158,10 @@ int bridge_names(bridge_stmt *s);
 /* Reports whether table column origin of result column i is declared NOT NULL:
 ** 1 yes, 0 no, -1 unknown (an expression, or no metadata). */
 int bridge_column_notnull(bridge_stmt *s, int i);
+
+/* Turns on SQLite's memory statistics (sqlite3_config is variadic: cgo cannot
+** call it). Only before SQLite initializes, i.e. before the first open. */
+int bridge_enable_memstatus(void);
 
 /* Copies the details of the last failing call on c into c->err_*. err_msg
 ** stays valid until the next call on c. */

@@ -1227,3 +1227,35 @@ func TestFuncConcurrent(t *testing.T) {
 		t.Error("inc never called")
 	}
 }
+
+// A Go function may run SQL on the connection that is calling it, even in
+// the middle of a multi-statement Exec, without disturbing the outer statement.
+func TestFuncNestedSQLOnSameConnection(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	ctx := context.Background()
+	if _, err := c.ExecContext(ctx, "CREATE TABLE log(x); CREATE TABLE t(v)", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RegisterFunc("logged", func(v int64) (int64, error) {
+		// A different SQL text from the outer one, long enough to outgrow its buffer.
+		_, err := c.ExecContext(ctx, "INSERT INTO log VALUES (?); -- "+strings.Repeat("x", 200), []driver.NamedValue{{Ordinal: 1, Value: v}})
+		return v * 10, err
+	}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExecContext(ctx, "INSERT INTO t VALUES (logged(1)); INSERT INTO t VALUES (logged(2)); INSERT INTO t VALUES (3)", nil); err != nil {
+		t.Fatalf("outer multi-statement Exec: %v", err)
+	}
+	rows, err := c.QueryContext(ctx, "SELECT (SELECT group_concat(v) FROM t), (SELECT group_concat(x) FROM log)", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, 2)
+	if err := rows.Next(dest); err != nil {
+		t.Fatal(err)
+	}
+	if dest[0] != "10,20,3" || dest[1] != "1,2" {
+		t.Fatalf("t = %v, log = %v; want 10,20,3 and 1,2", dest[0], dest[1])
+	}
+}

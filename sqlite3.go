@@ -267,6 +267,23 @@ func (c *SQLiteConn) errorFor(rc int, w *watch, base int) error {
 	return errorFor(c.h, rc, base)
 }
 
+// nest lets a Go callback (a user function or hook running inside a step of
+// this connection) run SQL on the connection: the outer operation's SQL
+// buffer is set aside until the nested one ends. It returns the function that
+// restores it, or nil when no step is in progress (the usual case: one field
+// read).
+func (c *SQLiteConn) nest() func() {
+	if c.closed || !inCallback(c.h) {
+		return nil
+	}
+	saved := takeSQLBuffer(c.h)
+	return func() {
+		if !c.closed {
+			restoreSQLBuffer(c.h, saved)
+		}
+	}
+}
+
 // usable reports why the connection cannot run a statement now: closed, or
 // inside a transaction that SQLite has already rolled back.
 func (c *SQLiteConn) usable() error {

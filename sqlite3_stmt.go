@@ -82,6 +82,9 @@ func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.S
 	if err := checkQuery(query); err != nil {
 		return nil, err
 	}
+	if restore := c.nest(); restore != nil {
+		defer restore()
+	}
 	s, tail, rc := c.prepareCached(query, 0)
 	if rc != sqliteOK {
 		return nil, errorFor(c.h, rc, 0)
@@ -239,6 +242,9 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 	if err := checkQuery(query); err != nil {
 		return nil, err
 	}
+	if restore := c.nest(); restore != nil {
+		defer restore()
+	}
 	w, err := c.watch(ctx)
 	if err != nil {
 		return nil, err
@@ -301,6 +307,9 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 	}
 	if err := checkQuery(query); err != nil {
 		return nil, err
+	}
+	if restore := c.nest(); restore != nil {
+		defer restore()
 	}
 	w, err := c.watch(ctx)
 	if err != nil {
