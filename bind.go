@@ -154,47 +154,34 @@ func (s *SQLiteStmt) bind(b *binder, last bool) error {
 		case nil:
 			slot.typ = typeNull
 		case int64:
-			slot.typ = typeInteger
-			slot.setInt64(v)
+			slot.setInteger(v)
 		case int:
-			slot.typ = typeInteger
-			slot.setInt64(int64(v))
+			slot.setInteger(int64(v))
 		case int32:
-			slot.typ = typeInteger
-			slot.setInt64(int64(v))
+			slot.setInteger(int64(v))
 		case int16:
-			slot.typ = typeInteger
-			slot.setInt64(int64(v))
+			slot.setInteger(int64(v))
 		case int8:
-			slot.typ = typeInteger
-			slot.setInt64(int64(v))
+			slot.setInteger(int64(v))
 		case uint8:
-			slot.typ = typeInteger
-			slot.setInt64(int64(v))
+			slot.setInteger(int64(v))
 		case uint16:
-			slot.typ = typeInteger
-			slot.setInt64(int64(v))
+			slot.setInteger(int64(v))
 		case uint32:
-			slot.typ = typeInteger
-			slot.setInt64(int64(v))
-		case uint:
-			slot.typ = typeInteger
-			slot.setInt64(int64(v)) // range checked by argSize
-		case uint64:
-			slot.typ = typeInteger
-			slot.setInt64(int64(v)) // range checked by argSize
+			slot.setInteger(int64(v))
+		case uint: // range checked by argSize
+			slot.setInteger(int64(v))
+		case uint64: // range checked by argSize
+			slot.setInteger(int64(v))
 		case float64:
-			slot.typ = typeFloat
-			slot.setFloat64(v)
+			slot.setFloat(v)
 		case float32:
-			slot.typ = typeFloat
-			slot.setFloat64(float64(v))
+			slot.setFloat(float64(v))
 		case bool:
-			slot.typ = typeInteger
 			if v {
-				slot.setInt64(1)
+				slot.setInteger(1)
 			} else {
-				slot.setInt64(0)
+				slot.setInteger(0)
 			}
 		case string:
 			slot.typ = typeText
@@ -217,8 +204,8 @@ func (s *SQLiteStmt) bind(b *binder, last bool) error {
 			slot.typ = typeText
 			_ = putBytes(slot, v.AppendFormat(tmp[:0], SQLiteTimestampFormats[0]), buf, &used)
 		case ZeroBlob: // blob.go
+			slot.setInteger(int64(v))
 			slot.typ = typeZeroBlob
-			slot.setInt64(int64(v))
 		}
 	}
 	return nil

@@ -87,8 +87,15 @@ type argSlot struct {
 	n   int64
 }
 
-func (a *argSlot) setInt64(v int64)     { *(*int64)(unsafe.Pointer(&a.v)) = v }
-func (a *argSlot) setFloat64(v float64) { *(*float64)(unsafe.Pointer(&a.v)) = v }
+func (a *argSlot) setInteger(v int64) {
+	a.typ = typeInteger
+	*(*int64)(unsafe.Pointer(&a.v)) = v
+}
+
+func (a *argSlot) setFloat(v float64) {
+	a.typ = typeFloat
+	*(*float64)(unsafe.Pointer(&a.v)) = v
+}
 func (a *argSlot) setPtr(p unsafe.Pointer) {
 	*(*unsafe.Pointer)(unsafe.Pointer(&a.v)) = p
 }
