@@ -46,14 +46,16 @@ package sqlite3
 #cgo CFLAGS: -DSQLITE_ENABLE_PREUPDATE_HOOK
 // reason: sessions and changesets
 #cgo CFLAGS: -DSQLITE_ENABLE_SESSION
-// reason: ORDER BY and LIMIT on UPDATE and DELETE, compiled in by mattn
-#cgo CFLAGS: -DSQLITE_ENABLE_UPDATE_DELETE_LIMIT
 // reason: trace output shows at most 15 bytes of each bound string, as mattn
 #cgo CFLAGS: -DSQLITE_TRACE_SIZE_LIMIT=15
 // reason: busy waits sleep in microseconds instead of whole seconds
 #cgo CFLAGS: -DHAVE_USLEEP=1
 #cgo linux LDFLAGS: -ldl -lm
 #cgo freebsd openbsd netbsd LDFLAGS: -lm
+
+// Not here: SQLITE_ENABLE_UPDATE_DELETE_LIMIT, which mattn passes, has no
+// effect on an amalgamation (its parser is generated without it), so
+// "DELETE ... LIMIT" is a syntax error with either driver (features_test.go).
 
 // Build tags that mattn/go-sqlite3 users pass. The features mattn gates behind
 // a tag but that are always compiled in here (sqlite_fts5, fts5, sqlite_json,
