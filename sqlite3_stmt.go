@@ -253,7 +253,7 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 	b := binder{args: args}
 	res := &SQLiteResult{}
 	s, tail, rc := c.prepareCached(query, w.gen)
-	var scratch SQLiteStmt // the statements after the first, one at a time
+	var scratch *SQLiteStmt // the statements after the first, one at a time (allocated only for scripts)
 	for off := 0; ; {
 		if rc != sqliteOK {
 			return nil, c.errorFor(rc, &w, off)
@@ -279,8 +279,11 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 		off = tail
 		var h stmtHandle
 		if h, tail, rc = cPrepare(c.h, query, false, off, 0, w.gen); h != nil {
+			if scratch == nil {
+				scratch = new(SQLiteStmt)
+			}
 			scratch.init(c, h)
-			s = &scratch
+			s = scratch
 		} else {
 			s = nil
 		}
@@ -317,7 +320,7 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 	}
 	b := binder{args: args}
 	s, tail, rc := c.prepareCached(query, w.gen)
-	var scratch SQLiteStmt // the statements after the first, while they are not the last
+	var scratch *SQLiteStmt // the statements after the first, while they are not the last
 	for off := 0; ; {
 		if rc != sqliteOK {
 			w.done()
@@ -334,9 +337,8 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 			return nil, err
 		}
 		if last {
-			if s == &scratch {
-				s = new(SQLiteStmt)
-				*s = scratch
+			if s == scratch {
+				scratch = nil // the rows keep it
 			}
 			s.releaseOnRowsClose = true
 			rows, err := s.query(w)
@@ -354,8 +356,11 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 		off = tail
 		var h stmtHandle
 		if h, tail, rc = cPrepare(c.h, query, false, off, 0, w.gen); h != nil {
+			if scratch == nil {
+				scratch = new(SQLiteStmt)
+			}
 			scratch.init(c, h)
-			s = &scratch
+			s = scratch
 		} else {
 			s = nil
 		}
