@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestParseBenchLine(t *testing.T) {
+	name, m, ok := parseBenchLine("BenchmarkWideScan/String-2\t  12\t1234567 ns/op\t61.7 ns/row\t720 B/op\t7 allocs/op")
+	if !ok || name != "WideScan/String" || m["ns/op"] != 1234567 || m["ns/row"] != 61.7 ||
+		m["B/op"] != 720 || m["allocs/op"] != 7 {
+		t.Fatalf("got %q %v %v", name, m, ok)
+	}
+	for _, bad := range []string{"", "goos: linux", "BenchmarkX-2 abc 1 ns/op", "BenchmarkX-2 1 1"} {
+		if _, _, ok := parseBenchLine(bad); ok {
+			t.Errorf("parsed %q", bad)
+		}
+	}
+}
+
+func sampleResults() *results {
+	r := newResults(allDrivers, []string{"Exec", "IntScan", "QueryParallel"})
+	lines := map[string][]string{
+		"c":       {"BenchmarkExec-2 100 30 ns/op", "BenchmarkIntScan-2 5 50000000 ns/op", "# SKIP BenchmarkQueryParallel: no pool"},
+		"nop":     {"BenchmarkExec-2 100 60 ns/op 32 B/op 1 allocs/op", "BenchmarkIntScan-2 5 90000000 ns/op 500 B/op 10 allocs/op", "BenchmarkQueryParallel-2 100 400 ns/op 0 B/op 0 allocs/op"},
+		"ours":    {"BenchmarkExec-2 100 120 ns/op 0 B/op 0 allocs/op", "BenchmarkExec-2 100 140 ns/op 0 B/op 0 allocs/op", "BenchmarkIntScan-2 5 150000000 ns/op 600 B/op 12 allocs/op", "BenchmarkQueryParallel-2 100 800 ns/op 100 B/op 3 allocs/op"},
+		"mattn":   {"BenchmarkExec-2 100 600 ns/op 200 B/op 5 allocs/op", "BenchmarkIntScan-2 5 600000000 ns/op 96000000 B/op 4000000 allocs/op", "# FAIL BenchmarkQueryParallel: boom"},
+		"modernc": {"BenchmarkExec-2 100 900 ns/op 300 B/op 6 allocs/op"},
+	}
+	for d, ls := range lines {
+		for _, l := range ls {
+			r.addLine(d, l)
+		}
+	}
+	return r
+}
+
+func TestTables(t *testing.T) {
+	r := sampleResults()
+	if med, spread, ok := r.median("ours", "Exec", "ns/op"); !ok || med != 130 || spread < 0.076 || spread > 0.077 {
+		t.Errorf("median = %v ±%v, %v", med, spread, ok)
+	}
+	var b bytes.Buffer
+	r.writeTables(&b, "ns/op")
+	out := b.String()
+	for _, want := range []string{
+		"| Exec ", "130 ns ±8%", "| IntScan ", "skip", "**fail**", "91.6 MiB (160000×)",
+		"- c, QueryParallel: skip: no pool", "- mattn, QueryParallel: fail: boom",
+		"relative to C + database/sql floor",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tables lack %q:\n%s", want, out)
+		}
+	}
+	// ours/(c+nop) for Exec is 130/90.
+	if !strings.Contains(out, "1.44") {
+		t.Errorf("tables lack the C+floor ratio 1.44:\n%s", out)
+	}
+}
+
+func TestChartIsWellFormedSVG(t *testing.T) {
+	var b bytes.Buffer
+	sampleResults().writeChart(&b, "ns/op", "test <run>")
+	d := xml.NewDecoder(&b)
+	rects := 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "rect" {
+			rects++
+		}
+	}
+	if rects < 10 {
+		t.Errorf("only %d rects", rects)
+	}
+}

@@ -1,0 +1,13 @@
+// Command ours runs the workloads on this driver, github.com/fastsqlite/sqlite3
+// (the parent directory, through go.mod's replace directive).
+package main
+
+import (
+	_ "github.com/fastsqlite/sqlite3"
+
+	"github.com/fastsqlite/sqlite3/bench/workload"
+)
+
+func main() {
+	workload.Main(workload.Driver{Label: "ours", SQLName: "sqlite3"})
+}

@@ -1,0 +1,461 @@
+// Package workload holds the benchmark workloads that bench/cmd/<driver> runs
+// on one database/sql driver each, printing Go benchmark lines that benchstat
+// and bench/cmd/compare read.
+//
+// Each workload is timed with testing.Benchmark, outside "go test". The SQL
+// and data are those of the driver's own bench_test.go (BenchmarkSuite and the
+// scans after it), so numbers here and there describe the same work. A
+// workload's fixtures are built the first time it asks for them and then kept
+// for the life of the process; building them is never timed.
+package workload
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Driver describes the driver that one process benchmarks.
+type Driver struct {
+	// Label names the driver in the output ("ours", "mattn", ...).
+	Label string
+	// SQLName is the name the driver is registered under in database/sql.
+	SQLName string
+	// RegisterAdd registers the SQL function custom_add(a, b) = a + b
+	// (integers, not deterministic) on a driver connection, as handed out by
+	// sql.Conn.Raw. Nil means: call RegisterFunc("custom_add", f, false) if
+	// the connection has mattn's RegisterFunc method, else skip the
+	// CustomFunctions workload.
+	RegisterAdd func(driverConn any) error
+	// Skip names workloads the driver cannot run, with the reason.
+	Skip map[string]string
+}
+
+// Workload is one benchmark. Names are stable: they are the benchmark names
+// (after "Benchmark") that results files and tables are keyed by.
+type Workload struct {
+	Name string
+	run  func(b *testing.B, e *env) error
+}
+
+// All lists every workload in the order they run.
+var All = []Workload{
+	// mattn/go-sqlite3's BenchmarkSuite and the driver's additions to it.
+	{"Exec", suiteExec},
+	{"Query", suiteQuery},
+	{"Params", suiteParams},
+	{"Stmt", suiteStmt},
+	{"Rows", suiteRows},
+	{"StmtRows", suiteStmtRows},
+	{"Stmt10Cols", suiteStmt10Cols},
+	{"ExecStep", suiteExecStep},
+	{"QueryStep", suiteQueryStep},
+	{"QueryParallel", suiteQueryParallel},
+	{"CustomFunctions", customFunctions},
+	// Scans, bulk insert, point lookups and context support.
+	{"WideScan/String", func(b *testing.B, e *env) error {
+		return wideScan(b, e, func(vals []string) []any { return ptrs(vals) })
+	}},
+	{"WideScan/RawBytes", func(b *testing.B, e *env) error {
+		return wideScan(b, e, func(vals []sql.RawBytes) []any { return ptrs(vals) })
+	}},
+	{"IntScan", intScan},
+	{"BatchInsert", batchInsert},
+	{"PointLookup/1", func(b *testing.B, e *env) error { return pointLookup(b, e, 1) }},
+	{"PointLookup/8", func(b *testing.B, e *env) error { return pointLookup(b, e, pointWorkers) }},
+	{"Context/Background", func(b *testing.B, e *env) error {
+		return contextQuery(b, e, context.Background())
+	}},
+	{"Context/Cancellable", func(b *testing.B, e *env) error {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		return contextQuery(b, e, ctx)
+	}},
+	{"CancelLatency", cancelLatency},
+}
+
+// Names returns the names of the workloads that match re (all when re is nil).
+func Names(re *regexp.Regexp) []string {
+	var names []string
+	for _, w := range All {
+		if re == nil || re.MatchString(w.Name) {
+			names = append(names, w.Name)
+		}
+	}
+	return names
+}
+
+// SkipError marks a workload that a driver cannot run; it is reported, not
+// counted as a failure.
+type SkipError struct{ Reason string }
+
+func (e *SkipError) Error() string { return "skipped: " + e.Reason }
+
+func skip(format string, args ...any) error {
+	return &SkipError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// Result is the outcome of one workload.
+type Result struct {
+	Name   string
+	Bench  testing.BenchmarkResult
+	Skip   string // reason, when skipped
+	Err    error  // when failed
+	Header string // the benchmark line, when it ran
+}
+
+// Run runs the named workloads (all when names is empty) once each and calls
+// report after each. The benchmark time is testing's -test.benchtime flag,
+// which the caller sets (see Main).
+func Run(d Driver, names []string, report func(Result)) error {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	for n := range want {
+		if !known(n) {
+			return fmt.Errorf("unknown workload %q (have %s)", n, strings.Join(Names(nil), ", "))
+		}
+	}
+	e := newEnv(d)
+	defer e.close()
+	for _, w := range All {
+		if len(want) > 0 && !want[w.Name] {
+			continue
+		}
+		if why, ok := d.Skip[w.Name]; ok {
+			report(Result{Name: w.Name, Skip: why})
+			continue
+		}
+		report(runOne(e, w))
+	}
+	return nil
+}
+
+func known(name string) bool {
+	for _, w := range All {
+		if w.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func runOne(e *env, w Workload) Result {
+	var err error
+	r := testing.Benchmark(func(b *testing.B) {
+		if err != nil {
+			b.FailNow()
+		}
+		if err = w.run(b, e); err != nil {
+			b.FailNow()
+		}
+	})
+	res := Result{Name: w.Name, Bench: r}
+	var s *SkipError
+	switch {
+	case errors.As(err, &s):
+		res.Skip = s.Reason
+	case err != nil:
+		res.Err = err
+	case r.N == 0:
+		res.Err = errors.New("benchmark did not run")
+	default:
+		res.Header = Line(w.Name, r)
+	}
+	return res
+}
+
+// Line formats r as a Go benchmark result line.
+func Line(name string, r testing.BenchmarkResult) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Benchmark%s-%d\t%8d\t%s ns/op", name, runtime.GOMAXPROCS(0), r.N, fmtFloat(nsPerOp(r)))
+	var extra []string
+	for unit := range r.Extra {
+		if unit != "ns/op" {
+			extra = append(extra, unit)
+		}
+	}
+	sort.Strings(extra)
+	for _, unit := range extra {
+		fmt.Fprintf(&sb, "\t%s %s", fmtFloat(r.Extra[unit]), unit)
+	}
+	fmt.Fprintf(&sb, "\t%d B/op\t%d allocs/op", r.AllocedBytesPerOp(), r.AllocsPerOp())
+	return sb.String()
+}
+
+// nsPerOp is r's ns/op with full precision (BenchmarkResult.NsPerOp
+// truncates to an integer, too coarse for the fastest workloads).
+func nsPerOp(r testing.BenchmarkResult) float64 {
+	if v, ok := r.Extra["ns/op"]; ok {
+		return v
+	}
+	if r.N <= 0 {
+		return 0
+	}
+	return float64(r.T.Nanoseconds()) / float64(r.N)
+}
+
+func fmtFloat(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.3g", v)
+	}
+}
+
+// Main is the whole program of bench/cmd/<driver>: it parses the flags,
+// runs the workloads on d and prints benchmark lines to stdout, skips and
+// failures as "#" comment lines (which benchstat ignores). It exits non-zero
+// if a workload failed.
+func Main(d Driver) {
+	testing.Init()
+	benchtime := flag.String("benchtime", "1s", "run each workload for this long, or Nx times (as go test -benchtime)")
+	only := flag.String("only", "", "run only the workloads whose name matches this regular expression")
+	namesFlag := flag.String("names", "", "comma-separated workload names to run (overrides -only)")
+	list := flag.Bool("list", false, "list the workload names and exit")
+	flag.Parse()
+	if *list {
+		fmt.Println(strings.Join(Names(nil), "\n"))
+		return
+	}
+	if err := flag.Set("test.benchtime", *benchtime); err != nil {
+		fatalf("-benchtime: %v", err)
+	}
+	var names []string
+	switch {
+	case *namesFlag != "":
+		names = strings.Split(*namesFlag, ",")
+	case *only != "":
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fatalf("-only: %v", err)
+		}
+		if names = Names(re); len(names) == 0 {
+			fatalf("-only %q matches no workload", *only)
+		}
+	}
+	fmt.Printf("goos: %s\ngoarch: %s\npkg: github.com/fastsqlite/sqlite3/bench\n", runtime.GOOS, runtime.GOARCH)
+	if cpu := cpuName(); cpu != "" {
+		fmt.Printf("cpu: %s\n", cpu)
+	}
+	fmt.Printf("driver: %s\n", d.Label)
+	failed := false
+	err := Run(d, names, func(r Result) {
+		switch {
+		case r.Skip != "":
+			fmt.Printf("# SKIP Benchmark%s: %s\n", r.Name, oneLine(r.Skip))
+		case r.Err != nil:
+			failed = true
+			fmt.Printf("# FAIL Benchmark%s: %s\n", r.Name, oneLine(r.Err.Error()))
+		default:
+			fmt.Println(r.Header)
+		}
+	})
+	if err != nil {
+		fatalf("%v", err)
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+	os.Exit(2)
+}
+
+func cpuName() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// env is one process's state: the driver, its databases and fixtures.
+type env struct {
+	d       Driver
+	dir     string // temporary directory for file databases
+	dirErr  error
+	fixture map[string]*fixture
+	closers []io.Closer
+}
+
+type fixture struct {
+	v   any
+	err error
+}
+
+func newEnv(d Driver) *env {
+	e := &env{d: d, fixture: map[string]*fixture{}}
+	e.dir, e.dirErr = os.MkdirTemp("", "sqlite-bench-*")
+	return e
+}
+
+func (e *env) close() {
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		e.closers[i].Close()
+	}
+	if e.dirErr == nil {
+		os.RemoveAll(e.dir)
+	}
+}
+
+// once returns the fixture called key, building it with setup the first
+// time. A failed setup is remembered and fails every later caller too.
+func once[T any](e *env, key string, setup func() (T, error)) (T, error) {
+	f, ok := e.fixture[key]
+	if !ok {
+		v, err := setup()
+		if err != nil {
+			err = fmt.Errorf("fixture %s: %w", key, err)
+		}
+		f = &fixture{v: v, err: err}
+		e.fixture[key] = f
+	}
+	v, _ := f.v.(T)
+	return v, f.err
+}
+
+// open opens a database with a pool of exactly conns connections, which are
+// opened now and never recycled, and closes it with the env.
+func (e *env) open(dsn string, conns int) (*sql.DB, error) {
+	db, err := sql.Open(e.d.SQLName, dsn)
+	if err != nil {
+		return nil, err
+	}
+	e.closers = append(e.closers, db)
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	ctx := context.Background()
+	cs := make([]*sql.Conn, conns)
+	for i := range cs {
+		if cs[i], err = db.Conn(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range cs {
+		c.Close()
+	}
+	return db, nil
+}
+
+// memory opens a private in-memory database on one connection: every
+// connection to ":memory:" has its own database, so the pool must never open
+// a second one.
+func (e *env) memory() (*sql.DB, error) { return e.open(":memory:", 1) }
+
+// file opens the file name in the env's temporary directory.
+func (e *env) file(name string, conns int) (*sql.DB, error) {
+	if e.dirErr != nil {
+		return nil, e.dirErr
+	}
+	return e.open(e.dir+string(os.PathSeparator)+name, conns)
+}
+
+func execAll(db *sql.DB, stmts ...string) error {
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			return fmt.Errorf("%.60s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// scanAll reads every row of rows into dest, closes rows and returns the
+// number of rows read.
+func scanAll(rows *sql.Rows, dest ...any) (int, error) {
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return n, err
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return n, err
+	}
+	return n, rows.Close()
+}
+
+// cpuMeter measures the process's CPU time over the timed part of a
+// benchmark, reported as cpu-ns/op beside testing's wall-clock ns/op. On a
+// shared machine, wall time also counts the time other processes hold the
+// CPU; CPU time mostly does not, so it is the steadier of the two. For a
+// workload on several goroutines it is the total CPU per op, not the latency.
+type cpuMeter struct {
+	start, total time.Duration
+	ok           bool
+}
+
+func (m *cpuMeter) begin() { m.start, m.ok = cpuTime() }
+
+func (m *cpuMeter) end() {
+	t, ok := cpuTime()
+	m.ok = m.ok && ok
+	m.total += t - m.start
+}
+
+func (m *cpuMeter) report(b *testing.B) {
+	if m.ok && b.N > 0 {
+		b.ReportMetric(float64(m.total.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// loop runs op with b.Loop and reports allocations and CPU time.
+func loop(b *testing.B, op func() error) error {
+	b.ReportAllocs()
+	var cpu cpuMeter
+	started := false
+	for b.Loop() {
+		if !started {
+			cpu.begin()
+			started = true
+		}
+		if err := op(); err != nil {
+			return err
+		}
+	}
+	cpu.end()
+	cpu.report(b)
+	return nil
+}
+
+// perRow is loop for an op that scans rowsPerOp rows, adding ns/row.
+func perRow(b *testing.B, rowsPerOp int, op func() (int, error)) error {
+	err := loop(b, func() error {
+		n, err := op()
+		if err == nil && n != rowsPerOp {
+			err = fmt.Errorf("scanned %d rows, want %d", n, rowsPerOp)
+		}
+		return err
+	})
+	if err == nil {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*float64(rowsPerOp)), "ns/row")
+	}
+	return err
+}
