@@ -35,41 +35,65 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 	class := s.classes[i]
 	switch d := dest.(type) {
 	case *int64:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
 		if col.typ == typeInteger && class == classNone {
 			*d = col.int64()
 			return nil
 		}
 	case *int:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
 		if col.typ == typeInteger && class == classNone && int64(int(col.int64())) == col.int64() {
 			*d = int(col.int64())
 			return nil
 		}
 	case *int32:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
 		if v := col.int64(); col.typ == typeInteger && class == classNone && int64(int32(v)) == v {
 			*d = int32(v)
 			return nil
 		}
 	case *float64:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
 		if col.typ == typeFloat {
 			*d = col.float64()
 			return nil
 		}
 	case *bool:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
 		if col.typ == typeInteger && class == classBool {
 			*d = col.int64() > 0
 			return nil
 		}
 	case *string:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
 		if col.typ == typeText && class == classNone {
 			*d = string(col.bytes())
 			return nil
 		}
 	case *[]byte:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
 		if col.typ == typeBlob || col.typ == typeText && class == classNone {
 			*d = append([]byte{}, col.bytes()...)
 			return nil
 		}
 	case *sql.RawBytes:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
 		if col.typ == typeBlob || col.typ == typeText && class == classNone {
 			b := col.bytes()
 			if b == nil {
@@ -79,11 +103,17 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			return nil
 		}
 	case *time.Time:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
 		if t, ok := r.timeValue(col, class); ok {
 			*d = t
 			return nil
 		}
 	case *sql.NullInt64:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
 		if col.typ == typeNull {
 			*d = sql.NullInt64{}
 			return nil
@@ -93,6 +123,9 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			return nil
 		}
 	case *sql.NullFloat64:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
 		if col.typ == typeNull {
 			*d = sql.NullFloat64{}
 			return nil
@@ -102,6 +135,9 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			return nil
 		}
 	case *sql.NullString:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
 		if col.typ == typeNull {
 			*d = sql.NullString{}
 			return nil
@@ -111,6 +147,9 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			return nil
 		}
 	case *sql.NullBool:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
 		if col.typ == typeNull {
 			*d = sql.NullBool{}
 			return nil
@@ -120,6 +159,9 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			return nil
 		}
 	case *sql.NullTime:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
 		if col.typ == typeNull {
 			*d = sql.NullTime{}
 			return nil

@@ -120,3 +120,25 @@ func TestScanColumnNoAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per row scanning int64, int64, float64", allocs)
 	}
 }
+
+// A nil destination pointer is an error, never a crash (the fast paths must not
+// write through it). A nil sql.Scanner such as (*sql.NullInt64)(nil) panics in
+// database/sql itself, on every Go version, so it is not listed.
+func TestScanColumnNilDestination(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	dr, err := c.QueryContext(context.Background(), "SELECT 1, 2.5, 'x', x'00', 1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := dr.(*SQLiteRows)
+	defer r.Close()
+	if err := r.NextRow(); err != nil {
+		t.Fatal(err)
+	}
+	for i, dest := range []any{(*int64)(nil), (*float64)(nil), (*string)(nil), (*sql.RawBytes)(nil), (*int)(nil), (*time.Time)(nil)} {
+		col := min(i, 4)
+		if err := r.ScanColumn(driver.ScanContext{}, col, dest); err == nil {
+			t.Errorf("ScanColumn(%d, %T(nil)) succeeded", col, dest)
+		}
+	}
+}
