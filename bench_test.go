@@ -20,6 +20,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -32,9 +33,21 @@ import (
 // finishes. Every connection to ":memory:" gets its own empty database, so
 // the pool is pinned to one connection that is never recycled; otherwise a
 // query could land on a connection that has never seen the fixtures.
+// benchDSNParams, from FASTSQLITE_BENCH_DSN (e.g. "_stmt_cache_size=0" or
+// "_mutex=full"), is appended to every benchmark DSN, so that the effect of
+// a driver setting can be measured with benchstat on the same binary.
+var benchDSNParams = os.Getenv("FASTSQLITE_BENCH_DSN")
+
+func benchDSN(base string) string {
+	if benchDSNParams == "" {
+		return base
+	}
+	return base + "?" + benchDSNParams
+}
+
 func benchOpenMemory(b *testing.B) *sql.DB {
 	b.Helper()
-	db, err := sql.Open("sqlite3", ":memory:")
+	db, err := sql.Open("sqlite3", benchDSN(":memory:"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -307,7 +320,7 @@ func benchSuiteStmtRows(b *testing.B, db *benchSuiteDB) {
 // its table locks (SQLite discourages it), and a "file:...&cache=shared" URI
 // would also depend on the driver's DSN parsing; a plain file path does not.
 func benchSuiteQueryParallel(b *testing.B, _ *benchSuiteDB) {
-	db, err := sql.Open("sqlite3", filepath.Join(b.TempDir(), "parallel.db"))
+	db, err := sql.Open("sqlite3", benchDSN(filepath.Join(b.TempDir(), "parallel.db")))
 	if err != nil {
 		b.Fatal(err)
 	}
