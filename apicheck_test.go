@@ -514,6 +514,60 @@ func _() {
 	var _ float64 = c
 } // untyped
 
+// const OpEQ Op = 2
+func _() { const c = OpEQ; _ = [1]struct{}{}[c-2]; v := c; var _ Op = v }
+
+// const OpGT = 4
+func _() { const c = OpGT; _ = [1]struct{}{}[c-4]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpLE = 8
+func _() { const c = OpLE; _ = [1]struct{}{}[c-8]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpLT = 16
+func _() { const c = OpLT; _ = [1]struct{}{}[c-16]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpGE = 32
+func _() { const c = OpGE; _ = [1]struct{}{}[c-32]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpMATCH = 64
+func _() { const c = OpMATCH; _ = [1]struct{}{}[c-64]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpLIKE = 65
+func _() { const c = OpLIKE; _ = [1]struct{}{}[c-65]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpGLOB = 66
+func _() { const c = OpGLOB; _ = [1]struct{}{}[c-66]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpREGEXP = 67
+func _() { const c = OpREGEXP; _ = [1]struct{}{}[c-67]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpNE = 68
+func _() { const c = OpNE; _ = [1]struct{}{}[c-68]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpISNOT = 69
+func _() { const c = OpISNOT; _ = [1]struct{}{}[c-69]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpISNOTNULL = 70
+func _() { const c = OpISNOTNULL; _ = [1]struct{}{}[c-70]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpISNULL = 71
+func _() { const c = OpISNULL; _ = [1]struct{}{}[c-71]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpIS = 72
+func _() { const c = OpIS; _ = [1]struct{}{}[c-72]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpLIMIT = 73
+func _() { const c = OpLIMIT; _ = [1]struct{}{}[c-73]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpOFFSET = 74
+func _() { const c = OpOFFSET; _ = [1]struct{}{}[c-74]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpFUNCTION = 150
+func _() { const c = OpFUNCTION; _ = [1]struct{}{}[c-150]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const OpScanUnique = 1
+func _() { const c = OpScanUnique; _ = [1]struct{}{}[c-1]; v := c; var _ int = v; var _ float64 = c } // untyped
+
 // const TraceStmt = uint32(C.SQLITE_TRACE_STMT) (= 1)
 func _() { const c = TraceStmt; _ = [1]struct{}{}[c-1]; v := c; var _ uint32 = v }
 
@@ -525,6 +579,30 @@ func _() { const c = TraceRow; _ = [1]struct{}{}[c-4]; v := c; var _ uint32 = v 
 
 // const TraceClose = uint32(C.SQLITE_TRACE_CLOSE) (= 8)
 func _() { const c = TraceClose; _ = [1]struct{}{}[c-8]; v := c; var _ uint32 = v }
+
+// const SQLITE_INTEGER = iota (= 0)
+func _() { const c = SQLITE_INTEGER; _ = [1]struct{}{}[c-0]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const SQLITE_TEXT = iota (= 1)
+func _() { const c = SQLITE_TEXT; _ = [1]struct{}{}[c-1]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const SQLITE_BLOB = iota (= 2)
+func _() { const c = SQLITE_BLOB; _ = [1]struct{}{}[c-2]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const SQLITE_REAL = iota (= 3)
+func _() { const c = SQLITE_REAL; _ = [1]struct{}{}[c-3]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const SQLITE_NUMERIC = iota (= 4)
+func _() { const c = SQLITE_NUMERIC; _ = [1]struct{}{}[c-4]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const SQLITE_TIME = iota (= 5)
+func _() { const c = SQLITE_TIME; _ = [1]struct{}{}[c-5]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const SQLITE_BOOL = iota (= 6)
+func _() { const c = SQLITE_BOOL; _ = [1]struct{}{}[c-6]; v := c; var _ int = v; var _ float64 = c } // untyped
+
+// const SQLITE_NULL = iota (= 7)
+func _() { const c = SQLITE_NULL; _ = [1]struct{}{}[c-7]; v := c; var _ int = v; var _ float64 = c } // untyped
 
 // Variables
 
@@ -802,6 +880,15 @@ var _ func() (string, int, string) = Version
 
 // Types, their fields and methods
 
+// type EponymousOnlyModule interface { Module; EponymousOnlyModule() }
+var _ = (*interface {
+	Module
+	EponymousOnlyModule()
+})((*EponymousOnlyModule)(nil))
+
+// interface method EponymousOnlyModule()
+var _ func(EponymousOnlyModule) = EponymousOnlyModule.EponymousOnlyModule
+
 // type ErrNo int
 var _ = (*int)((*ErrNo)(nil))
 
@@ -831,6 +918,83 @@ func _(v *Error) { var _ *ErrNoExtended = &v.ExtendedCode }
 
 // field SystemErrno syscall.Errno
 func _(v *Error) { var _ *syscall.Errno = &v.SystemErrno }
+
+// type IndexResult struct { Used []bool; IdxNum int; IdxStr string; AlreadyOrdered bool; EstimatedCost float64; EstimatedRows float64 }
+var _ = (*struct {
+	Used           []bool
+	IdxNum         int
+	IdxStr         string
+	AlreadyOrdered bool
+	EstimatedCost  float64
+	EstimatedRows  float64
+})((*IndexResult)(nil))
+
+// field AlreadyOrdered bool
+func _(v *IndexResult) { var _ *bool = &v.AlreadyOrdered }
+
+// field EstimatedCost float64
+func _(v *IndexResult) { var _ *float64 = &v.EstimatedCost }
+
+// field EstimatedRows float64
+func _(v *IndexResult) { var _ *float64 = &v.EstimatedRows }
+
+// field IdxNum int
+func _(v *IndexResult) { var _ *int = &v.IdxNum }
+
+// field IdxStr string
+func _(v *IndexResult) { var _ *string = &v.IdxStr }
+
+// field Used []bool
+func _(v *IndexResult) { var _ *[]bool = &v.Used }
+
+// type InfoConstraint struct { Column int; Op Op; Usable bool }
+var _ = (*struct {
+	Column int
+	Op     Op
+	Usable bool
+})((*InfoConstraint)(nil))
+
+// field Column int
+func _(v *InfoConstraint) { var _ *int = &v.Column }
+
+// field Op Op
+func _(v *InfoConstraint) { var _ *Op = &v.Op }
+
+// field Usable bool
+func _(v *InfoConstraint) { var _ *bool = &v.Usable }
+
+// type InfoOrderBy struct { Column int; Desc bool }
+var _ = (*struct {
+	Column int
+	Desc   bool
+})((*InfoOrderBy)(nil))
+
+// field Column int
+func _(v *InfoOrderBy) { var _ *int = &v.Column }
+
+// field Desc bool
+func _(v *InfoOrderBy) { var _ *bool = &v.Desc }
+
+// type Module interface { Create(c *SQLiteConn, args []string) (VTab, error); Connect(c *SQLiteConn, args []string) (VTab, error); DestroyModule() }
+var _ = (*interface {
+	Create(c *SQLiteConn, args []string) (VTab, error)
+
+	Connect(c *SQLiteConn, args []string) (VTab, error)
+
+	DestroyModule()
+})((*Module)(nil))
+
+// interface method Connect(c *SQLiteConn, args []string) (VTab, error)
+var _ func(Module, *SQLiteConn, []string) (VTab, error) = Module.Connect
+
+// interface method Create(c *SQLiteConn, args []string) (VTab, error)
+var _ func(Module, *SQLiteConn, []string) (VTab, error) = Module.Create
+
+// interface method DestroyModule()
+var _ func(Module) = Module.DestroyModule
+
+// type Op uint8
+var _ = (*uint8)((*Op)(nil))
 
 // type SQLiteBackup struct { /* unexported fields */ }
 var _ = SQLiteBackup{}
@@ -867,6 +1031,12 @@ var _ func(*SQLiteConn, context.Context, driver.TxOptions) (driver.Tx, error) = 
 
 // func (c *SQLiteConn) Close() error
 var _ func(*SQLiteConn) error = (*SQLiteConn).Close
+
+// func (c *SQLiteConn) CreateModule(moduleName string, module Module) error
+var _ func(*SQLiteConn, string, Module) error = (*SQLiteConn).CreateModule
+
+// func (c *SQLiteConn) DeclareVTab(sql string) error
+var _ func(*SQLiteConn, string) error = (*SQLiteConn).DeclareVTab
 
 // func (c *SQLiteConn) Deserialize(b []byte, schema string) error
 var _ func(*SQLiteConn, []byte, string) error = (*SQLiteConn).Deserialize
@@ -1149,3 +1319,75 @@ func _(v *TraceInfo) { var _ *string = &v.StmtOrTrigger }
 
 // type TraceUserCallback func(TraceInfo) int
 var _ = (*func(TraceInfo) int)((*TraceUserCallback)(nil))
+
+// type VTab interface { BestIndex([]InfoConstraint, []InfoOrderBy) (*IndexResult, error); Disconnect() error; Destroy() error; Open() (VTabCursor, error) }
+var _ = (*interface {
+	BestIndex([]InfoConstraint, []InfoOrderBy) (*IndexResult, error)
+
+	Disconnect() error
+
+	Destroy() error
+
+	Open() (VTabCursor, error)
+})((*VTab)(nil))
+
+// interface method BestIndex([]InfoConstraint, []InfoOrderBy) (*IndexResult, error)
+var _ func(VTab, []InfoConstraint, []InfoOrderBy) (*IndexResult, error) = VTab.BestIndex
+
+// interface method Destroy() error
+var _ func(VTab) error = VTab.Destroy
+
+// interface method Disconnect() error
+var _ func(VTab) error = VTab.Disconnect
+
+// interface method Open() (VTabCursor, error)
+var _ func(VTab) (VTabCursor, error) = VTab.Open
+
+// type VTabCursor interface { Close() error; Filter(idxNum int, idxStr string, vals []any) error; Next() error; EOF() bool; Column(c *SQLiteContext, col int) error; Rowid() (int64, error) }
+var _ = (*interface {
+	Close() error
+
+	Filter(idxNum int, idxStr string, vals []any) error
+
+	Next() error
+
+	EOF() bool
+
+	Column(c *SQLiteContext, col int) error
+
+	Rowid() (int64, error)
+})((*VTabCursor)(nil))
+
+// interface method Close() error
+var _ func(VTabCursor) error = VTabCursor.Close
+
+// interface method Column(c *SQLiteContext, col int) error
+var _ func(VTabCursor, *SQLiteContext, int) error = VTabCursor.Column
+
+// interface method EOF() bool
+var _ func(VTabCursor) bool = VTabCursor.EOF
+
+// interface method Filter(idxNum int, idxStr string, vals []any) error
+var _ func(VTabCursor, int, string, []any) error = VTabCursor.Filter
+
+// interface method Next() error
+var _ func(VTabCursor) error = VTabCursor.Next
+
+// interface method Rowid() (int64, error)
+var _ func(VTabCursor) (int64, error) = VTabCursor.Rowid
+
+// type VTabUpdater interface { Delete(any) error; Insert(any, []any) (int64, error); Update(any, []any) error }
+var _ = (*interface {
+	Delete(any) error
+	Insert(any, []any) (int64, error)
+	Update(any, []any) error
+})((*VTabUpdater)(nil))
+
+// interface method Delete(any) error
+var _ func(VTabUpdater, any) error = VTabUpdater.Delete
+
+// interface method Insert(any, []any) (int64, error)
+var _ func(VTabUpdater, any, []any) (int64, error) = VTabUpdater.Insert
+
+// interface method Update(any, []any) error
+var _ func(VTabUpdater, any, []any) error = VTabUpdater.Update

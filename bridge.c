@@ -18,7 +18,7 @@ static int bridge_progress(void *arg) {
 ** handler is installed only while a cancellable operation runs, so a context
 ** that can never be cancelled costs nothing per VDBE op. Returns non-zero if
 ** the operation was already cancelled. */
-static int bridge_arm(bridge_conn *c, uint32_t gen) {
+static int bridge_arm(bridge_conn *c, uint64_t gen) {
   c->armed = gen;
   if (gen != 0) {
     if (!c->watching) {
@@ -105,7 +105,7 @@ static int bridge_columns(bridge_stmt *s, sqlite3_stmt *st) {
   return SQLITE_OK;
 }
 
-int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int flags, uint32_t gen) {
+int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int flags, uint64_t gen) {
   sqlite3_stmt *st = 0;
   const char *tail = 0;
   bridge_stmt *s;
@@ -246,7 +246,7 @@ static int bridge_run(bridge_stmt *s) {
   return rc;
 }
 
-static int bridge_step_row(bridge_stmt *s, uint32_t gen) {
+static int bridge_step_row(bridge_stmt *s, uint64_t gen) {
   bridge_conn *c = s->conn;
   int rc;
   if (bridge_arm(c, gen)) return s->rc = SQLITE_INTERRUPT;
@@ -255,7 +255,7 @@ static int bridge_step_row(bridge_stmt *s, uint32_t gen) {
   return s->rc = rc;
 }
 
-int bridge_exec(bridge_stmt *s, uint32_t gen) {
+int bridge_exec(bridge_stmt *s, uint64_t gen) {
   bridge_conn *c = s->conn;
   int rc;
   sqlite3_reset(s->stmt);
@@ -274,7 +274,7 @@ int bridge_exec(bridge_stmt *s, uint32_t gen) {
   return rc;
 }
 
-int bridge_query(bridge_stmt *s, uint32_t gen) {
+int bridge_query(bridge_stmt *s, uint64_t gen) {
   bridge_conn *c = s->conn;
   int rc;
   sqlite3_reset(s->stmt);
@@ -293,7 +293,7 @@ int bridge_query(bridge_stmt *s, uint32_t gen) {
   return s->rc = rc;
 }
 
-int bridge_step(bridge_stmt *s, uint32_t gen) { return bridge_step_row(s, gen); }
+int bridge_step(bridge_stmt *s, uint64_t gen) { return bridge_step_row(s, gen); }
 
 int bridge_reset(bridge_stmt *s) {
   int rc = sqlite3_reset(s->stmt);
@@ -666,4 +666,416 @@ void bridge_result_bytes(sqlite3_context *ctx, const void *p, sqlite3_int64 n, i
 void bridge_result_error(sqlite3_context *ctx, const char *msg, int n, int code) {
   sqlite3_result_error(ctx, msg ? msg : "", msg ? n : 0);
   if (code != 0) sqlite3_result_error_code(ctx, code);
+}
+
+/* ---- virtual tables (bridge_vtab.go, vtab.go) ----
+** Trampolines from sqlite3_module's methods (https://sqlite.org/vtab.html) to
+** the Go entry points exported by bridge_vtab.go, declared by _cgo_export.h
+** (included above). C allocates and frees SQLite's structs; Go owns the
+** objects they name (bridge.h). Values handed to Go (xFilter, xUpdate) are
+** decoded in C, as a row is, so Go reads them without further cgo calls. */
+
+/* Arguments decoded on the C stack up to this count; beyond, sqlite3_malloc. */
+#define BRIDGE_VTAB_STACK_ARGS 8
+
+/* Decodes argv into cols. SQLITE_NOMEM when a TEXT value could not be read. */
+static int bridge_vtab_args(bridge_col *cols, int argc, sqlite3_value **argv) {
+  int i;
+  for (i = 0; i < argc; i++) {
+    bridge_value(&cols[i], argv[i]);
+    if (cols[i].type == SQLITE_NULL && sqlite3_value_type(argv[i]) == SQLITE_TEXT) return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
+static int bridge_vtab_init(void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err,
+                            int create) {
+  bridge_vtab *vt = (bridge_vtab *)sqlite3_malloc((int)sizeof(bridge_vtab));
+  int rc;
+  if (!vt) return SQLITE_NOMEM;
+  memset(vt, 0, sizeof(*vt));
+  rc = goVTabConnect((bridge_vref *)aux, create, argc, (char **)argv, vt, err);
+  if (rc != SQLITE_OK) {
+    sqlite3_free(vt);
+    return rc;
+  }
+  *out = &vt->base;
+  return SQLITE_OK;
+}
+
+static int bridge_vtab_create(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+                              char **err) {
+  (void)db;
+  return bridge_vtab_init(aux, argc, argv, out, err, 1);
+}
+
+static int bridge_vtab_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+                               char **err) {
+  (void)db;
+  return bridge_vtab_init(aux, argc, argv, out, err, 0);
+}
+
+static int bridge_vtab_best_index(sqlite3_vtab *p, sqlite3_index_info *info) {
+  return goVTabBestIndex((bridge_vtab *)p, info);
+}
+
+/* xDisconnect (destroy == 0) and xDestroy. SQLite ignores xDisconnect's
+** result: the table is always freed then. */
+static int bridge_vtab_release(sqlite3_vtab *p, int destroy) {
+  bridge_vtab *vt = (bridge_vtab *)p;
+  int rc = goVTabDisconnect(vt, destroy);
+  if (destroy && rc != SQLITE_OK) return rc;
+  sqlite3_free(vt->base.zErrMsg);
+  sqlite3_free(vt);
+  return SQLITE_OK;
+}
+
+static int bridge_vtab_disconnect(sqlite3_vtab *p) { return bridge_vtab_release(p, 0); }
+
+static int bridge_vtab_destroy(sqlite3_vtab *p) { return bridge_vtab_release(p, 1); }
+
+static int bridge_vtab_open(sqlite3_vtab *p, sqlite3_vtab_cursor **out) {
+  bridge_vcursor *cur = (bridge_vcursor *)sqlite3_malloc((int)sizeof(bridge_vcursor));
+  int rc;
+  if (!cur) return SQLITE_NOMEM;
+  memset(cur, 0, sizeof(*cur));
+  rc = goVTabOpen((bridge_vtab *)p, cur);
+  if (rc != SQLITE_OK) {
+    sqlite3_free(cur);
+    return rc;
+  }
+  *out = &cur->base;
+  return SQLITE_OK;
+}
+
+/* SQLite ignores xClose's result: the cursor is always freed. */
+static int bridge_vtab_close(sqlite3_vtab_cursor *p) {
+  goVTabClose((bridge_vcursor *)p);
+  sqlite3_free(p);
+  return SQLITE_OK;
+}
+
+static int bridge_vtab_filter(sqlite3_vtab_cursor *p, int idx_num, const char *idx_str, int argc,
+                              sqlite3_value **argv) {
+  bridge_col stack[BRIDGE_VTAB_STACK_ARGS], *cols = stack;
+  int rc;
+  if (argc > BRIDGE_VTAB_STACK_ARGS) {
+    cols = (bridge_col *)sqlite3_malloc64((sqlite3_uint64)argc * sizeof(bridge_col));
+    if (!cols) return SQLITE_NOMEM;
+  }
+  rc = bridge_vtab_args(cols, argc, argv);
+  if (rc == SQLITE_OK) rc = goVTabFilter((bridge_vcursor *)p, idx_num, (char *)idx_str, argc, cols);
+  if (cols != stack) sqlite3_free(cols);
+  return rc;
+}
+
+static int bridge_vtab_next(sqlite3_vtab_cursor *p) { return goVTabNext((bridge_vcursor *)p); }
+
+static int bridge_vtab_eof(sqlite3_vtab_cursor *p) { return goVTabEof((bridge_vcursor *)p); }
+
+static int bridge_vtab_column(sqlite3_vtab_cursor *p, sqlite3_context *ctx, int col) {
+  return goVTabColumn((bridge_vcursor *)p, ctx, col);
+}
+
+static int bridge_vtab_rowid(sqlite3_vtab_cursor *p, sqlite3_int64 *rowid) {
+  return goVTabRowid((bridge_vcursor *)p, rowid);
+}
+
+static int bridge_vtab_update(sqlite3_vtab *p, int argc, sqlite3_value **argv, sqlite3_int64 *rowid) {
+  bridge_col stack[BRIDGE_VTAB_STACK_ARGS], *cols = stack;
+  int rc;
+  if (argc > BRIDGE_VTAB_STACK_ARGS) {
+    cols = (bridge_col *)sqlite3_malloc64((sqlite3_uint64)argc * sizeof(bridge_col));
+    if (!cols) return SQLITE_NOMEM;
+  }
+  rc = bridge_vtab_args(cols, argc, argv);
+  if (rc == SQLITE_OK) rc = goVTabUpdate((bridge_vtab *)p, argc, cols, rowid);
+  if (cols != stack) sqlite3_free(cols);
+  return rc;
+}
+
+static void bridge_vmodule_destroy(void *p) {
+  goVTabModuleDestroy((bridge_vref *)p);
+  free(p);
+}
+
+/* iVersion 1: no transaction, savepoint, rename or shadow-table methods. */
+static const sqlite3_module bridge_vmodule = {
+  1,                       /* iVersion */
+  bridge_vtab_create,      /* xCreate */
+  bridge_vtab_connect,     /* xConnect */
+  bridge_vtab_best_index,  /* xBestIndex */
+  bridge_vtab_disconnect,  /* xDisconnect */
+  bridge_vtab_destroy,     /* xDestroy */
+  bridge_vtab_open,        /* xOpen */
+  bridge_vtab_close,       /* xClose */
+  bridge_vtab_filter,      /* xFilter */
+  bridge_vtab_next,        /* xNext */
+  bridge_vtab_eof,         /* xEof */
+  bridge_vtab_column,      /* xColumn */
+  bridge_vtab_rowid,       /* xRowid */
+  bridge_vtab_update,      /* xUpdate */
+  0, 0, 0, 0, 0, 0,        /* xBegin, xSync, xCommit, xRollback, xFindFunction, xRename */
+  0, 0, 0, 0, 0            /* xSavepoint, xRelease, xRollbackTo, xShadowName, xIntegrity */
+};
+
+/* The same without xCreate: https://sqlite.org/vtab.html#eponymous_only_virtual_tables */
+static const sqlite3_module bridge_vmodule_eponymous = {
+  1,                       /* iVersion */
+  0,                       /* xCreate */
+  bridge_vtab_connect,     /* xConnect */
+  bridge_vtab_best_index,  /* xBestIndex */
+  bridge_vtab_disconnect,  /* xDisconnect */
+  bridge_vtab_destroy,     /* xDestroy */
+  bridge_vtab_open,        /* xOpen */
+  bridge_vtab_close,       /* xClose */
+  bridge_vtab_filter,      /* xFilter */
+  bridge_vtab_next,        /* xNext */
+  bridge_vtab_eof,         /* xEof */
+  bridge_vtab_column,      /* xColumn */
+  bridge_vtab_rowid,       /* xRowid */
+  bridge_vtab_update,      /* xUpdate */
+  0, 0, 0, 0, 0, 0,        /* xBegin, xSync, xCommit, xRollback, xFindFunction, xRename */
+  0, 0, 0, 0, 0            /* xSavepoint, xRelease, xRollbackTo, xShadowName, xIntegrity */
+};
+
+int bridge_create_module(sqlite3 *db, const char *name, int eponymous_only, bridge_vref *m) {
+  /* On failure SQLite calls the destructor itself. */
+  return sqlite3_create_module_v2(db, name, eponymous_only ? &bridge_vmodule_eponymous : &bridge_vmodule, m,
+                                  bridge_vmodule_destroy);
+}
+
+void bridge_vtab_error(char **dst, const char *msg, int n) {
+  sqlite3_free(*dst);
+  *dst = sqlite3_mprintf("%.*s", n, msg ? msg : "");
+}
+
+/* ---- sessions and changesets (bridge_session.go, session.go) ----
+** Session lifetime, change descriptions, and the trampolines from
+** sqlite3changeset_apply_v2's callbacks to the Go entry points exported by
+** bridge_session.go (declared here exactly as cgo declares them). */
+extern int goChangesetFilter(uintptr_t handle, char *table);
+extern int goChangesetConflict(uintptr_t handle, int type, bridge_change *change);
+
+struct bridge_sessions {
+  sqlite3 *db;
+  bridge_session *head;
+};
+
+#if SQLITE_VERSION_NUMBER >= 3044000
+#define BRIDGE_SESSIONS_KEY "fastsqlite.sessions"
+
+/* The client-data destructor, run by sqlite3_close_v2. The pre-update hook
+** is removed first: a hook registered after the sessions has replaced
+** theirs, and sqlite3session_delete would take its user data for a session.
+** Without a hook, each delete only frees. */
+static void bridge_sessions_free(void *p) {
+  bridge_sessions *l = (bridge_sessions *)p;
+  if (l->head) sqlite3_preupdate_hook(l->db, 0, 0);
+  while (l->head) {
+    bridge_session *bs = l->head;
+    l->head = bs->next;
+    sqlite3session_delete(bs->s);
+    free(bs);
+  }
+  free(l);
+}
+#endif
+
+int bridge_session_create(sqlite3 *db, const char *schema, bridge_session **out) {
+#if SQLITE_VERSION_NUMBER >= 3044000
+  bridge_sessions *l = (bridge_sessions *)sqlite3_get_clientdata(db, BRIDGE_SESSIONS_KEY);
+  bridge_session *bs;
+  int rc;
+  *out = 0;
+  if (!l) {
+    l = (bridge_sessions *)calloc(1, sizeof(*l));
+    if (!l) return SQLITE_NOMEM;
+    l->db = db;
+    /* On failure SQLite calls the destructor itself. */
+    if (sqlite3_set_clientdata(db, BRIDGE_SESSIONS_KEY, l, bridge_sessions_free) != SQLITE_OK) return SQLITE_NOMEM;
+  }
+  bs = (bridge_session *)calloc(1, sizeof(*bs));
+  if (!bs) return SQLITE_NOMEM;
+  rc = sqlite3session_create(db, schema, &bs->s);
+  if (rc != SQLITE_OK) {
+    free(bs);
+    return rc;
+  }
+  bs->list = l;
+  bs->next = l->head;
+  if (l->head) l->head->prev = bs;
+  l->head = bs;
+  *out = bs;
+  return SQLITE_OK;
+#else
+  (void)db;
+  (void)schema;
+  *out = 0;
+  return SQLITE_MISUSE;
+#endif
+}
+
+void bridge_session_delete(bridge_session *bs, uintptr_t hook) {
+  bridge_sessions *l = bs->list;
+  if (bs->prev) bs->prev->next = bs->next;
+  else l->head = bs->next;
+  if (bs->next) bs->next->prev = bs->prev;
+  if (hook) {
+    sqlite3_preupdate_hook(l->db, 0, 0);
+    sqlite3session_delete(bs->s);
+    bridge_preupdate_hook(l->db, hook);
+  } else {
+    sqlite3session_delete(bs->s);
+  }
+  free(bs);
+}
+
+/* Describes the change it points at in c; conflict is the conflict type
+** inside a conflict handler, 0 otherwise. A foreign key conflict carries no
+** change, only the count of violations. */
+static int bridge_change_read(bridge_change *c, sqlite3_changeset_iter *it, int conflict) {
+  const char *table = 0;
+  unsigned char *pk = 0;
+  int i, rc, op = 0, ncol = 0, indirect = 0, nfk = 0;
+  c->table = 0;
+  c->pk = 0;
+  c->op = c->ncol = c->indirect = c->nfk = 0;
+  if (conflict == SQLITE_CHANGESET_FOREIGN_KEY) {
+    rc = sqlite3changeset_fk_conflicts(it, &nfk);
+    c->nfk = nfk;
+    return rc;
+  }
+  rc = sqlite3changeset_op(it, &table, &ncol, &op, &indirect);
+  if (rc == SQLITE_OK) rc = sqlite3changeset_pk(it, &pk, 0);
+  if (rc != SQLITE_OK) return rc;
+  if (ncol > c->cap) {
+    bridge_col *p = (bridge_col *)realloc(c->cols, (size_t)ncol * 3 * sizeof(bridge_col));
+    if (!p) return SQLITE_NOMEM;
+    c->cols = p;
+    c->cap = ncol;
+  }
+  for (i = 0; i < ncol; i++) {
+    bridge_col *ov = &c->cols[i], *nv = &c->cols[ncol + i], *cv = &c->cols[2 * ncol + i];
+    sqlite3_value *v;
+    ov->type = nv->type = cv->type = BRIDGE_UNDEFINED;
+    if (op != SQLITE_INSERT) {
+      v = 0;
+      if ((rc = sqlite3changeset_old(it, i, &v)) != SQLITE_OK) return rc;
+      if (v) bridge_value(ov, v);
+    }
+    if (op != SQLITE_DELETE) {
+      v = 0;
+      if ((rc = sqlite3changeset_new(it, i, &v)) != SQLITE_OK) return rc;
+      if (v) bridge_value(nv, v);
+    }
+    if (conflict == SQLITE_CHANGESET_DATA || conflict == SQLITE_CHANGESET_CONFLICT) {
+      v = 0;
+      if ((rc = sqlite3changeset_conflict(it, i, &v)) != SQLITE_OK) return rc;
+      if (v) bridge_value(cv, v);
+    }
+  }
+  c->table = table;
+  c->pk = pk;
+  c->op = op;
+  c->ncol = ncol;
+  c->indirect = indirect;
+  return SQLITE_OK;
+}
+
+/* A malloc'd copy of p[0:n] (NULL for n == 0), in *out. */
+static int bridge_copy_bytes(const void *p, int n, void **out) {
+  *out = 0;
+  if (n <= 0) return SQLITE_OK;
+  *out = malloc((size_t)n);
+  if (!*out) return SQLITE_NOMEM;
+  memcpy(*out, p, (size_t)n);
+  return SQLITE_OK;
+}
+
+int bridge_changes_start(const void *p, int n, bridge_changes **out) {
+  bridge_changes *c = (bridge_changes *)calloc(1, sizeof(*c));
+  int rc;
+  *out = 0;
+  if (!c) return SQLITE_NOMEM;
+  rc = bridge_copy_bytes(p, n, &c->buf);
+  if (rc == SQLITE_OK) rc = sqlite3changeset_start(&c->it, n, c->buf);
+  if (rc != SQLITE_OK) {
+    free(c->buf);
+    free(c);
+    return rc;
+  }
+  *out = c;
+  return SQLITE_OK;
+}
+
+int bridge_changes_next(bridge_changes *c) {
+  int rc = sqlite3changeset_next(c->it);
+  if (rc == SQLITE_ROW) {
+    int rc2 = bridge_change_read(&c->change, c->it, 0);
+    if (rc2 != SQLITE_OK) return rc2;
+  }
+  return rc;
+}
+
+int bridge_changes_finish(bridge_changes *c) {
+  int rc = sqlite3changeset_finalize(c->it);
+  free(c->change.cols);
+  free(c->buf);
+  free(c);
+  return rc;
+}
+
+/* The context of one bridge_changeset_apply, on its C stack. */
+typedef struct bridge_apply {
+  uintptr_t handle;
+  int rc;               /* first failure describing a conflict */
+  bridge_change change; /* the conflicting change */
+} bridge_apply;
+
+static int bridge_apply_filter(void *p, const char *table) {
+  return goChangesetFilter(((bridge_apply *)p)->handle, (char *)table);
+}
+
+static int bridge_apply_conflict(void *p, int type, sqlite3_changeset_iter *it) {
+  bridge_apply *a = (bridge_apply *)p;
+  int rc = bridge_change_read(&a->change, it, type);
+  if (rc != SQLITE_OK) {
+    if (a->rc == SQLITE_OK) a->rc = rc;
+    return SQLITE_CHANGESET_ABORT;
+  }
+  return goChangesetConflict(a->handle, type, &a->change);
+}
+
+int bridge_changeset_apply(sqlite3 *db, const void *p, int n, uintptr_t handle, int filter, int flags,
+                           int *read_rc) {
+  bridge_apply a;
+  void *buf;
+  int rc;
+  memset(&a, 0, sizeof(a));
+  a.handle = handle;
+  *read_rc = SQLITE_OK;
+  rc = bridge_copy_bytes(p, n, &buf);
+  if (rc != SQLITE_OK) return rc;
+  rc = sqlite3changeset_apply_v2(db, n, buf, filter ? bridge_apply_filter : 0, bridge_apply_conflict, &a, 0, 0,
+                                 flags);
+  free(a.change.cols);
+  free(buf);
+  *read_rc = a.rc;
+  return rc;
+}
+
+int bridge_changeset_invert(const void *p, int n, int *nout, void **out) {
+  sqlite3_changeset_iter *it = 0;
+  int rc, rc2;
+  *nout = 0;
+  *out = 0;
+  rc = sqlite3changeset_start(&it, n, (void *)p);
+  if (rc != SQLITE_OK) return rc;
+  while ((rc = sqlite3changeset_next(it)) == SQLITE_ROW) {
+  }
+  rc2 = sqlite3changeset_finalize(it);
+  if (rc != SQLITE_DONE) return rc;
+  if (rc2 != SQLITE_OK) return rc2;
+  return sqlite3changeset_invert(n, p, nout, out);
 }

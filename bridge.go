@@ -136,7 +136,7 @@ func cClose(h connHandle) int { return int(C.bridge_close(h)) }
 // is first filled with sql; otherwise sql is ignored and the statement starting
 // at byte off of the buffer already loaded is prepared. The Go bytes are only
 // read during the call.
-func cPrepare(h connHandle, sql string, load bool, off int, flags uint, gen uint32) (stmtHandle, int, int) {
+func cPrepare(h connHandle, sql string, load bool, off int, flags uint, gen uint64) (stmtHandle, int, int) {
 	var p *C.char
 	n := 0
 	if load {
@@ -145,7 +145,7 @@ func cPrepare(h connHandle, sql string, load bool, off int, flags uint, gen uint
 			p = (*C.char)(unsafe.Pointer(&zeroByte))
 		}
 	}
-	rc := C.bridge_prepare(h, p, C.int(n), C.int(off), C.uint(flags), C.uint32_t(gen))
+	rc := C.bridge_prepare(h, p, C.int(n), C.int(off), C.uint(flags), C.uint64_t(gen))
 	return h.prepared, int(h.tail), int(rc)
 }
 
@@ -189,13 +189,13 @@ func cMallocString(s string) unsafe.Pointer {
 func cFree(p unsafe.Pointer) { C.free(p) }
 
 // cExec calls bridge_exec: reset, bind, step to the end, changes, last rowid.
-func cExec(s stmtHandle, gen uint32) int { return int(C.bridge_exec(s, C.uint32_t(gen))) }
+func cExec(s stmtHandle, gen uint64) int { return int(C.bridge_exec(s, C.uint64_t(gen))) }
 
 // cQuery calls bridge_query: reset, bind, step the first row.
-func cQuery(s stmtHandle, gen uint32) int { return int(C.bridge_query(s, C.uint32_t(gen))) }
+func cQuery(s stmtHandle, gen uint64) int { return int(C.bridge_query(s, C.uint64_t(gen))) }
 
 // cStep calls bridge_step (sqlite3_step + every column of the row).
-func cStep(s stmtHandle, gen uint32) int { return int(C.bridge_step(s, C.uint32_t(gen))) }
+func cStep(s stmtHandle, gen uint64) int { return int(C.bridge_step(s, C.uint64_t(gen))) }
 
 // cReset calls bridge_reset (sqlite3_reset + sqlite3_clear_bindings).
 func cReset(s stmtHandle) int { return int(C.bridge_reset(s)) }
@@ -280,8 +280,8 @@ func restoreSQLBuffer(h connHandle, b sqlBuffer) {
 
 // setCancelWord gives the bridge the word it polls for cancellation. The
 // caller pins word for as long as the connection is open.
-func setCancelWord(h connHandle, word *uint32) {
-	h.cancelled = (*C.uint32_t)(unsafe.Pointer(word))
+func setCancelWord(h connHandle, word *uint64) {
+	h.cancelled = (*C.uint64_t)(unsafe.Pointer(word))
 }
 
 // errInfo is what bridge_errinfo reports about the last failure on a connection.

@@ -81,12 +81,13 @@ struct bridge_conn {
 
   /* Cancellation. Go gives every cancellable operation a generation number and
   ** passes it to each call that runs SQL (0: not cancellable). When the
-  ** operation's context ends, Go stores that generation in cancelled
-  ** (atomically, from any goroutine). The progress handler stops the running
-  ** statement when cancelled == armed. A stale store can never match a later
-  ** operation because generations only grow. */
-  uint32_t armed;
-  uint32_t *cancelled; /* pinned Go memory, set once after open */
+  ** operation's context ends, Go raises cancelled to that generation
+  ** (atomically, from any goroutine, never lowering it). The progress handler
+  ** stops the running statement when cancelled == armed. A late store for an
+  ** earlier operation can neither match nor undo a later one: generations
+  ** only grow, and 64 bits never wrap. */
+  uint64_t armed;
+  uint64_t *cancelled; /* pinned Go memory, set once after open */
   int watching;        /* progress handler installed */
   int depth;           /* sqlite3_step calls in progress: >0 while a callback runs */
 
@@ -128,7 +129,7 @@ int bridge_close(bridge_conn *c);
 ** c->prepared is the new statement (NULL if only whitespace or comments were
 ** left) and c->tail the byte offset just after it. gen arms cancellation as
 ** for bridge_exec (a prepare can wait on a lock to read the schema). */
-int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int flags, uint32_t gen);
+int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int flags, uint64_t gen);
 
 /* Finalizes the statement and frees it. */
 void bridge_finalize(bridge_stmt *s);
@@ -139,15 +140,15 @@ int bridge_reserve(bridge_conn *c, int nargs, sqlite3_int64 arena);
 /* Resets s, binds c->args[0:nparam] to it, then steps it to the end.
 ** Leaves sqlite3_changes64 and sqlite3_last_insert_rowid in s->changes and
 ** s->last_id, and the statement reset. */
-int bridge_exec(bridge_stmt *s, uint32_t gen);
+int bridge_exec(bridge_stmt *s, uint64_t gen);
 
 /* Resets s, binds c->args[0:nparam] and steps the first row (into s->cols).
 ** SQLite re-prepares a statement by itself after a schema change; if that
 ** happened, the columns are described again first (and s->shape changes). */
-int bridge_query(bridge_stmt *s, uint32_t gen);
+int bridge_query(bridge_stmt *s, uint64_t gen);
 
 /* Steps the next row into s->cols. */
-int bridge_step(bridge_stmt *s, uint32_t gen);
+int bridge_step(bridge_stmt *s, uint64_t gen);
 
 /* Resets s and clears its bindings, releasing the locks it holds. */
 int bridge_reset(bridge_stmt *s);
@@ -292,5 +293,134 @@ void bridge_result_bytes(sqlite3_context *ctx, const void *p, sqlite3_int64 n, i
 
 /* Sets an error result: msg[0:n] and, unless 0, the result code. */
 void bridge_result_error(sqlite3_context *ctx, const char *msg, int n, int code);
+
+/* ---- virtual tables (bridge_vtab.go, vtab.go) ----
+**
+** A Go module, each of its virtual tables and each of their cursors is a
+** bridge_vref: a runtime/cgo.Handle that owns the Go object, and the same
+** object pinned (gov, read by Go only), as for bridge_udf. Ownership:
+**   - the module's bridge_vref is SQLite's client data, calloc'd by Go and
+**     freed (handle released first) by the destructor that
+**     sqlite3_create_module_v2 calls when the module is replaced, when the
+**     connection closes, and at once when registration fails;
+**   - a table is a bridge_vtab, sqlite3_malloc'd by xCreate/xConnect and
+**     freed by xDisconnect, or by an xDestroy that succeeds (after a failed
+**     xDestroy SQLite keeps the table and calls xDisconnect later);
+**   - a cursor is a bridge_vcursor, sqlite3_malloc'd by xOpen and freed by
+**     xClose.
+** Go fills ref when the object is created and releases the handle exactly
+** once, in the call that frees the C struct. Errors reach SQLite as
+** sqlite3_mprintf'd messages in zErrMsg (bridge_vtab_error). */
+typedef struct bridge_vref {
+  uintptr_t handle;
+  void *gov;
+} bridge_vref;
+
+typedef struct bridge_vtab {
+  sqlite3_vtab base; /* first: what SQLite sees */
+  bridge_vref ref;
+} bridge_vtab;
+
+typedef struct bridge_vcursor {
+  sqlite3_vtab_cursor base; /* first: what SQLite sees */
+  bridge_vref ref;
+} bridge_vcursor;
+
+/* Registers module m as name with sqlite3_create_module_v2: a module with
+** xCreate, or an eponymous-only one (xCreate NULL) when eponymous_only.
+** m is released (goVTabModuleDestroy) and freed by the destructor in every
+** case, failure included. */
+int bridge_create_module(sqlite3 *db, const char *name, int eponymous_only, bridge_vref *m);
+
+/* Replaces *dst (sqlite3_free) with an sqlite3_mprintf'd copy of msg[0:n]:
+** a table's zErrMsg, or xCreate/xConnect's *pzErr. */
+void bridge_vtab_error(char **dst, const char *msg, int n);
+
+/* ---- sessions and changesets (bridge_session.go, session.go) ----
+**
+** A session (https://sqlite.org/sessionintro.html) records changes through
+** the connection's pre-update hook, and must be deleted before its
+** connection closes. Each one the bridge creates is wrapped in a
+** bridge_session (malloc'd) on a per-connection list kept as SQLite client
+** data (sqlite3_set_clientdata, SQLite 3.44 and later). The list's
+** destructor, which sqlite3_close_v2 runs while the connection is still
+** whole, deletes the sessions Go has not deleted and frees their
+** bridge_session: once the connection is closed, Go must forget its pointers.
+**
+** Changesets cross as bytes. Those SQLite returns are sqlite3_malloc'd: Go
+** copies them and frees them with sqlite3_free. Those Go passes in are read
+** during the call only, except where SQLite keeps reading them after the call
+** (an iterator) or while Go callbacks run (apply): the bridge copies them into
+** malloc'd memory first. */
+typedef struct bridge_session bridge_session;
+typedef struct bridge_sessions bridge_sessions;
+
+struct bridge_session {
+  sqlite3_session *s;
+  bridge_sessions *list;            /* the connection's sessions */
+  bridge_session *prev, *next;
+};
+
+/* Creates a session recording changes to database schema of db (*out NULL
+** on failure). SQLITE_MISUSE when SQLite is older than 3.44. */
+int bridge_session_create(sqlite3 *db, const char *schema, bridge_session **out);
+
+/* Deletes the session (sqlite3session_delete) and frees bs. hook is the Go
+** registry id of a pre-update hook registered after the sessions
+** (RegisterPreUpdateHook), which has replaced theirs, or 0: that hook is set
+** aside while the session is deleted, so that SQLite does not take its user
+** data for a session, and put back. */
+void bridge_session_delete(bridge_session *bs, uintptr_t hook);
+
+/* Type of a value a change does not record (beside SQLITE_INTEGER.._NULL):
+** the unchanged columns of an UPDATE, a patchset's old values. */
+#define BRIDGE_UNDEFINED 0
+
+/* One change, described for Go by bridge_changes_next or before a conflict
+** handler runs. Pointers are SQLite's, valid until the next change or until
+** the conflict handler returns. */
+typedef struct bridge_change {
+  const char *table;
+  const unsigned char *pk; /* ncol flags: non-zero for a PRIMARY KEY column */
+  bridge_col *cols;        /* old values [0:ncol], new [ncol:2*ncol],
+                           ** conflicting row [2*ncol:3*ncol] */
+  int32_t cap;             /* cols has room for 3*cap values */
+  int32_t op;              /* SQLITE_INSERT, _UPDATE or _DELETE */
+  int32_t ncol;
+  int32_t indirect;
+  int32_t nfk;             /* SQLITE_CHANGESET_FOREIGN_KEY: violations left */
+} bridge_change;
+
+/* An iterator over a changeset or patchset (sqlite3changeset_start) and its
+** own copy of the bytes. */
+typedef struct bridge_changes {
+  sqlite3_changeset_iter *it;
+  void *buf;
+  bridge_change change;
+} bridge_changes;
+
+/* Copies p[0:n] and starts iterating over it (*out NULL on failure). */
+int bridge_changes_start(const void *p, int n, bridge_changes **out);
+
+/* Moves to the next change (sqlite3changeset_next) and, on SQLITE_ROW,
+** describes it in c->change. SQLITE_DONE at the end. */
+int bridge_changes_next(bridge_changes *c);
+
+/* Ends the iteration (sqlite3changeset_finalize) and frees c. */
+int bridge_changes_finish(bridge_changes *c);
+
+/* Applies p[0:n] to the main database of db (sqlite3changeset_apply_v2 with
+** flags), from a copy. Each conflict is described in a bridge_change and
+** handed to goChangesetConflict(handle, ...), whose answer is SQLite's; with
+** filter, goChangesetFilter(handle, table) is asked about each table first.
+** *read_rc is set when a conflict could not be described (the apply is then
+** aborted). */
+int bridge_changeset_apply(sqlite3 *db, const void *p, int n, uintptr_t handle, int filter, int flags,
+                           int *read_rc);
+
+/* Inverts p[0:n] (sqlite3changeset_invert) into *out[0:*nout], to free with
+** sqlite3_free. The input is walked with an iterator first: invert itself
+** assumes a well-formed changeset. */
+int bridge_changeset_invert(const void *p, int n, int *nout, void **out);
 
 #endif

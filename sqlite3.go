@@ -79,7 +79,7 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 	if h == nil {
 		return nil, Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1}
 	}
-	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, deferFK: cfg.deferFK, cancelled: new(uint32)}
+	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, deferFK: cfg.deferFK, cancelled: new(uint64)}
 	c.cache.max = cfg.stmtCacheSize
 	if rc != sqliteOK {
 		err := errorFor(h, rc, 0)
@@ -132,8 +132,8 @@ type SQLiteConn struct {
 	// Cancellation (see bridge.h): gen numbers operations; cancelled is the
 	// word the bridge polls, in Go memory pinned for the connection's life so
 	// that a context's AfterFunc can store into it at any time, even after Close.
-	gen       uint32
-	cancelled *uint32
+	gen       uint64
+	cancelled *uint64
 	pin       runtime.Pinner
 
 	// readOnlyTx is set while a BeginTx(ReadOnly) transaction runs.
@@ -217,7 +217,7 @@ func (c *SQLiteConn) AutoCommit() bool { return !c.closed && cAutocommit(c.h) }
 // watch is the cancellation of one operation: its generation (0 when its
 // context can never be cancelled) and the AfterFunc that stores it.
 type watch struct {
-	gen  uint32
+	gen  uint64
 	stop func() bool
 	ctx  context.Context
 }
@@ -232,16 +232,25 @@ func (c *SQLiteConn) watch(ctx context.Context) (watch, error) {
 		return watch{}, err
 	}
 	c.gen++
-	if c.gen == 0 {
-		c.gen = 1
-	}
 	gen, word := c.gen, c.cancelled
-	stop := context.AfterFunc(ctx, func() { atomic.StoreUint32(word, gen) })
+	stop := context.AfterFunc(ctx, func() { raise(word, gen) })
 	return watch{gen: gen, stop: stop, ctx: ctx}, nil
 }
 
-// done disarms the watch. A store by an AfterFunc that runs late is harmless:
-// it names a generation no later operation uses.
+// raise stores gen in the cancellation word unless a later generation is
+// there already: an AfterFunc that runs late must not undo the cancellation
+// of the operation now running.
+func raise(word *uint64, gen uint64) {
+	for {
+		old := atomic.LoadUint64(word)
+		if old >= gen || atomic.CompareAndSwapUint64(word, old, gen) {
+			return
+		}
+	}
+}
+
+// done disarms the watch. An AfterFunc that still runs late is harmless: it
+// raises the word to a generation no later operation uses, and never lowers it.
 func (w *watch) done() {
 	if w.stop != nil {
 		w.stop()
@@ -257,7 +266,7 @@ func (c *SQLiteConn) errorFor(rc int, w *watch, base int) error {
 		// disk, ...): later statements of the Tx must not run on their own.
 		c.txLost = true
 	}
-	if code := rc & ErrNoMask; (code == sqliteInterrupt || code == sqliteBusy) && w.gen != 0 && atomic.LoadUint32(c.cancelled) == w.gen {
+	if code := rc & ErrNoMask; (code == sqliteInterrupt || code == sqliteBusy) && w.gen != 0 && atomic.LoadUint64(c.cancelled) == w.gen {
 		err := w.ctx.Err()
 		if err == nil {
 			err = context.Canceled

@@ -57,7 +57,7 @@ func (sc *stmtCache) drop() {
 
 // prepareCached returns a statement for query, from the cache when possible.
 // A statement the cache may keep afterwards has s.cacheKey set.
-func (c *SQLiteConn) prepareCached(query string, gen uint32) (*SQLiteStmt, int, int) {
+func (c *SQLiteConn) prepareCached(query string, gen uint64) (*SQLiteStmt, int, int) {
 	if s := c.cache.take(query); s != nil {
 		s.closed = false
 		s.releaseOnRowsClose = false
