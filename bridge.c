@@ -815,8 +815,8 @@ static const sqlite3_module bridge_vmodule = {
   bridge_vtab_column,      /* xColumn */
   bridge_vtab_rowid,       /* xRowid */
   bridge_vtab_update,      /* xUpdate */
-  0, 0, 0, 0, 0, 0,        /* xBegin, xSync, xCommit, xRollback, xFindFunction, xRename */
-  0, 0, 0, 0, 0            /* xSavepoint, xRelease, xRollbackTo, xShadowName, xIntegrity */
+  /* the later methods are left zero: with iVersion 1 SQLite never reads past
+  ** xRename, and older sqlite3.h (the libsqlite3 tag) lacks some of them */
 };
 
 /* The same without xCreate: https://sqlite.org/vtab.html#eponymous_only_virtual_tables */
@@ -835,8 +835,8 @@ static const sqlite3_module bridge_vmodule_eponymous = {
   bridge_vtab_column,      /* xColumn */
   bridge_vtab_rowid,       /* xRowid */
   bridge_vtab_update,      /* xUpdate */
-  0, 0, 0, 0, 0, 0,        /* xBegin, xSync, xCommit, xRollback, xFindFunction, xRename */
-  0, 0, 0, 0, 0            /* xSavepoint, xRelease, xRollbackTo, xShadowName, xIntegrity */
+  /* the later methods are left zero: with iVersion 1 SQLite never reads past
+  ** xRename, and older sqlite3.h (the libsqlite3 tag) lacks some of them */
 };
 
 int bridge_create_module(sqlite3 *db, const char *name, int eponymous_only, bridge_vref *m) {
