@@ -1,0 +1,139 @@
+//go:build cgo
+
+package sqlite3_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+
+	"github.com/fastsqlite/sqlite3"
+)
+
+// withConn runs f on one driver connection of db.
+func withConn(db *sql.DB, f func(*sqlite3.SQLiteConn) error) error {
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error { return f(dc.(*sqlite3.SQLiteConn)) })
+}
+
+// Serialize copies a database into a []byte; Deserialize turns bytes back
+// into a database, here an in-memory copy on another connection.
+func ExampleSQLiteConn_Serialize() {
+	src, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		panic(err)
+	}
+	defer src.Close()
+	src.SetMaxOpenConns(1)
+	if _, err := src.Exec(`CREATE TABLE kv (k TEXT PRIMARY KEY, v); INSERT INTO kv VALUES ('answer', 42)`); err != nil {
+		panic(err)
+	}
+	var image []byte
+	if err := withConn(src, func(c *sqlite3.SQLiteConn) error {
+		image, err = c.Serialize("main")
+		return err
+	}); err != nil {
+		panic(err)
+	}
+
+	dst, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		panic(err)
+	}
+	defer dst.Close()
+	dst.SetMaxOpenConns(1)
+	if err := withConn(dst, func(c *sqlite3.SQLiteConn) error { return c.Deserialize(image, "main") }); err != nil {
+		panic(err)
+	}
+	var v int
+	if err := dst.QueryRow(`SELECT v FROM kv WHERE k = 'answer'`).Scan(&v); err != nil {
+		panic(err)
+	}
+	fmt.Println(len(image)%4096 == 0, v)
+	// Output: true 42
+}
+
+// SetLimit lowers a run-time limit for one connection, here the length of a
+// string or BLOB, so a runaway query fails instead of using the memory.
+func ExampleSQLiteConn_SetLimit() {
+	db, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if err := withConn(db, func(c *sqlite3.SQLiteConn) error {
+		old := c.SetLimit(sqlite3.SQLITE_LIMIT_LENGTH, 1000)
+		fmt.Println(old, c.GetLimit(sqlite3.SQLITE_LIMIT_LENGTH))
+		return nil
+	}); err != nil {
+		panic(err)
+	}
+	_, err = db.Exec(`SELECT zeroblob(2000)`)
+	fmt.Println(err)
+	// Output:
+	// 1000000000 1000
+	// string or blob too big
+}
+
+// SetTrace reports each statement a connection runs, with its parameters
+// when WantExpandedSQL is set.
+func ExampleSQLiteConn_SetTrace() {
+	db, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if err := withConn(db, func(c *sqlite3.SQLiteConn) error {
+		return c.SetTrace(&sqlite3.TraceConfig{
+			EventMask:       sqlite3.TraceStmt,
+			WantExpandedSQL: true,
+			Callback: func(info sqlite3.TraceInfo) int {
+				fmt.Println(info.ExpandedSQL)
+				return 0
+			},
+		})
+	}); err != nil {
+		panic(err)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT ? + 1`, 41).Scan(&n); err != nil {
+		panic(err)
+	}
+	fmt.Println(n)
+	// Output:
+	// SELECT 41 + 1
+	// 42
+}
+
+// WALCheckpoint copies a WAL database's log back into the database file.
+func ExampleSQLiteConn_WALCheckpoint() {
+	dir, err := os.MkdirTemp("", "fastsqlite-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	db, err := sql.Open("sqlite3", "file:"+dir+"/wal.db?_journal_mode=WAL")
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE TABLE t (x); INSERT INTO t VALUES (1), (2), (3)`); err != nil {
+		panic(err)
+	}
+	if err := withConn(db, func(c *sqlite3.SQLiteConn) error {
+		logFrames, checkpointed, err := c.WALCheckpoint("main", sqlite3.CheckpointTruncate)
+		fmt.Println(logFrames, checkpointed, err)
+		return err
+	}); err != nil {
+		panic(err)
+	}
+	// Output: 0 0 <nil>
+}
