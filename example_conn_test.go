@@ -1,14 +1,12 @@
 //go:build cgo
 
-package sqlite3_test
+package sqlite3
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
 	"io"
-
-	"github.com/fastsqlite/sqlite3"
 )
 
 // An update hook sees every row a connection inserts, updates or deletes.
@@ -27,9 +25,9 @@ func ExampleSQLiteConn_RegisterUpdateHook() {
 	}
 	defer conn.Close()
 
-	ops := map[int]string{sqlite3.SQLITE_INSERT: "insert", sqlite3.SQLITE_UPDATE: "update", sqlite3.SQLITE_DELETE: "delete"}
+	ops := map[int]string{SQLITE_INSERT: "insert", SQLITE_UPDATE: "update", SQLITE_DELETE: "delete"}
 	err = conn.Raw(func(dc any) error {
-		dc.(*sqlite3.SQLiteConn).RegisterUpdateHook(func(op int, db, table string, rowid int64) {
+		dc.(*SQLiteConn).RegisterUpdateHook(func(op int, db, table string, rowid int64) {
 			fmt.Printf("%s %s.%s rowid %d\n", ops[op], db, table, rowid)
 		})
 		return nil
@@ -90,7 +88,7 @@ func ExampleSQLiteConn_Backup() {
 
 	err = dstConn.Raw(func(d any) error {
 		return srcConn.Raw(func(s any) error {
-			b, err := d.(*sqlite3.SQLiteConn).Backup("main", s.(*sqlite3.SQLiteConn), "main")
+			b, err := d.(*SQLiteConn).Backup("main", s.(*SQLiteConn), "main")
 			if err != nil {
 				return err
 			}
@@ -127,7 +125,7 @@ func ExampleSQLiteConn_OpenBlob() {
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 	res, err := db.Exec(`CREATE TABLE files(name TEXT, data BLOB);
-		INSERT INTO files VALUES('greeting', ?)`, sqlite3.ZeroBlob(11))
+		INSERT INTO files VALUES('greeting', ?)`, ZeroBlob(11))
 	if err != nil {
 		panic(err)
 	}
@@ -141,7 +139,7 @@ func ExampleSQLiteConn_OpenBlob() {
 	}
 	defer conn.Close()
 	err = conn.Raw(func(dc any) error {
-		c := dc.(*sqlite3.SQLiteConn)
+		c := dc.(*SQLiteConn)
 		w, err := c.OpenBlob("main", "files", "data", rowid, true)
 		if err != nil {
 			return err

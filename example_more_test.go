@@ -1,24 +1,22 @@
 //go:build cgo
 
-package sqlite3_test
+package sqlite3
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
 	"os"
-
-	"github.com/fastsqlite/sqlite3"
 )
 
 // withConn runs f on one driver connection of db.
-func withConn(db *sql.DB, f func(*sqlite3.SQLiteConn) error) error {
+func withConn(db *sql.DB, f func(*SQLiteConn) error) error {
 	conn, err := db.Conn(context.Background())
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	return conn.Raw(func(dc any) error { return f(dc.(*sqlite3.SQLiteConn)) })
+	return conn.Raw(func(dc any) error { return f(dc.(*SQLiteConn)) })
 }
 
 // Serialize copies a database into a []byte; Deserialize turns bytes back
@@ -34,7 +32,7 @@ func ExampleSQLiteConn_Serialize() {
 		panic(err)
 	}
 	var image []byte
-	if err := withConn(src, func(c *sqlite3.SQLiteConn) error {
+	if err := withConn(src, func(c *SQLiteConn) error {
 		image, err = c.Serialize("main")
 		return err
 	}); err != nil {
@@ -47,7 +45,7 @@ func ExampleSQLiteConn_Serialize() {
 	}
 	defer dst.Close()
 	dst.SetMaxOpenConns(1)
-	if err := withConn(dst, func(c *sqlite3.SQLiteConn) error { return c.Deserialize(image, "main") }); err != nil {
+	if err := withConn(dst, func(c *SQLiteConn) error { return c.Deserialize(image, "main") }); err != nil {
 		panic(err)
 	}
 	var v int
@@ -67,9 +65,9 @@ func ExampleSQLiteConn_SetLimit() {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	if err := withConn(db, func(c *sqlite3.SQLiteConn) error {
-		old := c.SetLimit(sqlite3.SQLITE_LIMIT_LENGTH, 1000)
-		fmt.Println(old, c.GetLimit(sqlite3.SQLITE_LIMIT_LENGTH))
+	if err := withConn(db, func(c *SQLiteConn) error {
+		old := c.SetLimit(SQLITE_LIMIT_LENGTH, 1000)
+		fmt.Println(old, c.GetLimit(SQLITE_LIMIT_LENGTH))
 		return nil
 	}); err != nil {
 		panic(err)
@@ -90,11 +88,11 @@ func ExampleSQLiteConn_SetTrace() {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	if err := withConn(db, func(c *sqlite3.SQLiteConn) error {
-		return c.SetTrace(&sqlite3.TraceConfig{
-			EventMask:       sqlite3.TraceStmt,
+	if err := withConn(db, func(c *SQLiteConn) error {
+		return c.SetTrace(&TraceConfig{
+			EventMask:       TraceStmt,
 			WantExpandedSQL: true,
-			Callback: func(info sqlite3.TraceInfo) int {
+			Callback: func(info TraceInfo) int {
 				fmt.Println(info.ExpandedSQL)
 				return 0
 			},
@@ -128,8 +126,8 @@ func ExampleSQLiteConn_WALCheckpoint() {
 	if _, err := db.Exec(`CREATE TABLE t (x); INSERT INTO t VALUES (1), (2), (3)`); err != nil {
 		panic(err)
 	}
-	if err := withConn(db, func(c *sqlite3.SQLiteConn) error {
-		logFrames, checkpointed, err := c.WALCheckpoint("main", sqlite3.CheckpointTruncate)
+	if err := withConn(db, func(c *SQLiteConn) error {
+		logFrames, checkpointed, err := c.WALCheckpoint("main", CheckpointTruncate)
 		fmt.Println(logFrames, checkpointed, err)
 		return err
 	}); err != nil {

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package sqlite3_test
+package sqlite3
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/fastsqlite/sqlite3"
 )
 
 func Example() {
@@ -132,7 +130,7 @@ func Example_cancellation() {
 	var n int64
 	err = db.QueryRowContext(ctx, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c)
 		SELECT count(*) FROM c`).Scan(&n)
-	fmt.Println(errors.Is(err, context.DeadlineExceeded), errors.Is(err, sqlite3.ErrInterrupt))
+	fmt.Println(errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrInterrupt))
 	// Output: true true
 }
 
@@ -147,18 +145,18 @@ func ExampleError() {
 		panic(err)
 	}
 	_, err = db.Exec(`INSERT INTO t VALUES ('x')`)
-	var e sqlite3.Error
+	var e Error
 	if errors.As(err, &e) {
-		fmt.Println(e.Code == sqlite3.ErrConstraint, e.ExtendedCode == sqlite3.ErrConstraintUnique)
+		fmt.Println(e.Code == ErrConstraint, e.ExtendedCode == ErrConstraintUnique)
 	}
-	fmt.Println(errors.Is(err, sqlite3.ErrConstraintUnique))
+	fmt.Println(errors.Is(err, ErrConstraintUnique))
 	// Output:
 	// true true
 	// true
 }
 
 func ExampleVersion() {
-	version, number, _ := sqlite3.Version()
+	version, number, _ := Version()
 	fmt.Println(version, number)
 	// Output: 3.54.1 3054001
 }

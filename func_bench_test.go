@@ -1,6 +1,6 @@
 //go:build cgo
 
-package sqlite3_test
+package sqlite3
 
 // Benchmarks of Go functions called from SQL. They use only the API shared
 // with github.com/mattn/go-sqlite3, so this file runs unchanged against it
@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/fastsqlite/sqlite3"
 )
 
 var customFunctionOnce sync.Once
@@ -27,8 +25,8 @@ func BenchmarkCustomFunctions(b *testing.B) {
 			return a + b
 		}
 
-		sql.Register("sqlite3_BenchmarkCustomFunctions", &sqlite3.SQLiteDriver{
-			ConnectHook: func(conn *sqlite3.SQLiteConn) error {
+		sql.Register("sqlite3_BenchmarkCustomFunctions", &SQLiteDriver{
+			ConnectHook: func(conn *SQLiteConn) error {
 				// Impure function to force sqlite to reexecute it each time.
 				return conn.RegisterFunc("custom_add", customAdd, false)
 			},
@@ -72,7 +70,7 @@ var (
 	comparisons   int64 // counted, as a sort's number of comparisons varies
 )
 
-func funcCallsHook(c *sqlite3.SQLiteConn) error {
+func funcCallsHook(c *SQLiteConn) error {
 	for name, impl := range map[string]any{
 		"f_int64":    func(a int64) int64 { return a + 1 },
 		"f_float":    func(a, b float64) float64 { return a * b },
@@ -107,7 +105,7 @@ func funcCallsHook(c *sqlite3.SQLiteConn) error {
 // times over a table, so the database/sql cost per query is amortized.
 func BenchmarkFuncCalls(b *testing.B) {
 	funcCallsOnce.Do(func() {
-		sql.Register("sqlite3_BenchmarkFuncCalls", &sqlite3.SQLiteDriver{ConnectHook: funcCallsHook})
+		sql.Register("sqlite3_BenchmarkFuncCalls", &SQLiteDriver{ConnectHook: funcCallsHook})
 	})
 	db, err := sql.Open("sqlite3_BenchmarkFuncCalls", ":memory:")
 	if err != nil {

@@ -1,20 +1,18 @@
 //go:build cgo
 
-package sqlite3_test
+package sqlite3
 
 import (
 	"database/sql"
 	"fmt"
 	"math"
 	"strings"
-
-	"github.com/fastsqlite/sqlite3"
 )
 
 // Register Go functions on every connection of a sql.DB with a ConnectHook.
 func ExampleSQLiteConn_RegisterFunc() {
-	connector, err := (&sqlite3.SQLiteDriver{
-		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+	connector, err := (&SQLiteDriver{
+		ConnectHook: func(c *SQLiteConn) error {
 			// pure: the result depends only on the arguments, so SQLite may
 			// use the function in indexes and fold constant calls.
 			if err := c.RegisterFunc("reverse", func(s string) string {
@@ -74,8 +72,8 @@ func (s *stddev) Value() (float64, error) {
 func (s *stddev) Done() (float64, error) { return s.Value() }
 
 func ExampleSQLiteConn_RegisterAggregator() {
-	connector, err := (&sqlite3.SQLiteDriver{
-		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+	connector, err := (&SQLiteDriver{
+		ConnectHook: func(c *SQLiteConn) error {
 			return c.RegisterAggregator("stddev", func() *stddev { return &stddev{} }, true)
 		},
 	}).OpenConnector(":memory:")
@@ -124,8 +122,8 @@ func ExampleSQLiteConn_RegisterAggregator() {
 }
 
 func ExampleSQLiteConn_RegisterCollation() {
-	connector, err := (&sqlite3.SQLiteDriver{
-		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+	connector, err := (&SQLiteDriver{
+		ConnectHook: func(c *SQLiteConn) error {
 			// Case-insensitive, then by length.
 			return c.RegisterCollation("nocase_len", func(a, b string) int {
 				if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 {

@@ -3,14 +3,12 @@
 // Not built with the libsqlite3 tag: a system SQLite may be too old for
 // sessions (3.44 or later).
 
-package sqlite3_test
+package sqlite3
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
-
-	"github.com/fastsqlite/sqlite3"
 )
 
 // A session records the changes made to a database; its changeset replays
@@ -45,9 +43,9 @@ func ExampleSQLiteConn_CreateSession() {
 	}
 
 	// Record what happens to table notes on the primary.
-	var s *sqlite3.Session
+	var s *Session
 	if err := primary.Raw(func(dc any) (err error) {
-		if s, err = dc.(*sqlite3.SQLiteConn).CreateSession("main"); err != nil {
+		if s, err = dc.(*SQLiteConn).CreateSession("main"); err != nil {
 			return err
 		}
 		return s.Attach("notes")
@@ -68,8 +66,8 @@ func ExampleSQLiteConn_CreateSession() {
 		panic(err)
 	}
 
-	ops := map[int]string{sqlite3.SQLITE_INSERT: "INSERT", sqlite3.SQLITE_UPDATE: "UPDATE", sqlite3.SQLITE_DELETE: "DELETE"}
-	for ch, err := range sqlite3.Changes(changeset) {
+	ops := map[int]string{SQLITE_INSERT: "INSERT", SQLITE_UPDATE: "UPDATE", SQLITE_DELETE: "DELETE"}
+	for ch, err := range Changes(changeset) {
 		if err != nil {
 			panic(err)
 		}
@@ -78,9 +76,9 @@ func ExampleSQLiteConn_CreateSession() {
 
 	apply := func() {
 		err := replica.Raw(func(dc any) error {
-			return dc.(*sqlite3.SQLiteConn).ApplyChangeset(changeset, nil, func(c *sqlite3.Conflict) sqlite3.ConflictAction {
+			return dc.(*SQLiteConn).ApplyChangeset(changeset, nil, func(c *Conflict) ConflictAction {
 				fmt.Println("conflict:", c.Type, ops[c.Op], "row in the replica", c.Conflicting)
-				return sqlite3.ConflictOmit
+				return ConflictOmit
 			})
 		})
 		if err != nil {

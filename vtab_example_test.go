@@ -1,13 +1,11 @@
 //go:build cgo
 
-package sqlite3_test
+package sqlite3
 
 import (
 	"database/sql"
 	"fmt"
 	"strings"
-
-	"github.com/fastsqlite/sqlite3"
 )
 
 // A virtual table that serves a Go slice to SQL. BestIndex takes "code = ?"
@@ -19,7 +17,7 @@ type country struct {
 
 type countryModule struct{ rows []country }
 
-func (m *countryModule) Create(c *sqlite3.SQLiteConn, args []string) (sqlite3.VTab, error) {
+func (m *countryModule) Create(c *SQLiteConn, args []string) (VTab, error) {
 	// args: module, database, table, then CREATE VIRTUAL TABLE's arguments.
 	if err := c.DeclareVTab("CREATE TABLE x(code TEXT, name TEXT, pop REAL)"); err != nil {
 		return nil, err
@@ -27,7 +25,7 @@ func (m *countryModule) Create(c *sqlite3.SQLiteConn, args []string) (sqlite3.VT
 	return &countryTable{rows: m.rows}, nil
 }
 
-func (m *countryModule) Connect(c *sqlite3.SQLiteConn, args []string) (sqlite3.VTab, error) {
+func (m *countryModule) Connect(c *SQLiteConn, args []string) (VTab, error) {
 	return m.Create(c, args)
 }
 
@@ -35,10 +33,10 @@ func (m *countryModule) DestroyModule() {}
 
 type countryTable struct{ rows []country }
 
-func (t *countryTable) BestIndex(cst []sqlite3.InfoConstraint, ob []sqlite3.InfoOrderBy) (*sqlite3.IndexResult, error) {
-	res := &sqlite3.IndexResult{Used: make([]bool, len(cst)), EstimatedCost: float64(len(t.rows))}
+func (t *countryTable) BestIndex(cst []InfoConstraint, ob []InfoOrderBy) (*IndexResult, error) {
+	res := &IndexResult{Used: make([]bool, len(cst)), EstimatedCost: float64(len(t.rows))}
 	for i, c := range cst {
-		if c.Usable && c.Column == 0 && c.Op == sqlite3.OpEQ {
+		if c.Usable && c.Column == 0 && c.Op == OpEQ {
 			res.Used[i] = true // its value is Filter's vals[0]
 			res.IdxNum, res.EstimatedCost = 1, 1
 			break
@@ -47,9 +45,9 @@ func (t *countryTable) BestIndex(cst []sqlite3.InfoConstraint, ob []sqlite3.Info
 	return res, nil
 }
 
-func (t *countryTable) Open() (sqlite3.VTabCursor, error) { return &countryCursor{t: t}, nil }
-func (t *countryTable) Disconnect() error                 { return nil }
-func (t *countryTable) Destroy() error                    { return nil }
+func (t *countryTable) Open() (VTabCursor, error) { return &countryCursor{t: t}, nil }
+func (t *countryTable) Disconnect() error         { return nil }
+func (t *countryTable) Destroy() error            { return nil }
 
 type countryCursor struct {
 	t    *countryTable
@@ -75,7 +73,7 @@ func (c *countryCursor) EOF() bool             { return c.i >= len(c.rows) }
 func (c *countryCursor) Rowid() (int64, error) { return int64(c.i), nil }
 func (c *countryCursor) Close() error          { return nil }
 
-func (c *countryCursor) Column(ctx *sqlite3.SQLiteContext, col int) error {
+func (c *countryCursor) Column(ctx *SQLiteContext, col int) error {
 	switch r := c.rows[c.i]; col {
 	case 0:
 		ctx.ResultText(r.code)
@@ -93,8 +91,8 @@ func ExampleSQLiteConn_CreateModule() {
 	countries := &countryModule{rows: []country{
 		{"FR", "France", 68.4}, {"JP", "Japan", 124.5}, {"NZ", "New Zealand", 5.2}, {"PE", "Peru", 34.4},
 	}}
-	connector, err := (&sqlite3.SQLiteDriver{
-		ConnectHook: func(c *sqlite3.SQLiteConn) error { return c.CreateModule("countries", countries) },
+	connector, err := (&SQLiteDriver{
+		ConnectHook: func(c *SQLiteConn) error { return c.CreateModule("countries", countries) },
 	}).OpenConnector(":memory:")
 	if err != nil {
 		panic(err)
@@ -141,11 +139,11 @@ type splitModule struct{}
 
 func (splitModule) EponymousOnlyModule() {}
 
-func (splitModule) Create(c *sqlite3.SQLiteConn, args []string) (sqlite3.VTab, error) {
+func (splitModule) Create(c *SQLiteConn, args []string) (VTab, error) {
 	return nil, fmt.Errorf("not reached: an eponymous-only module has no Create")
 }
 
-func (splitModule) Connect(c *sqlite3.SQLiteConn, args []string) (sqlite3.VTab, error) {
+func (splitModule) Connect(c *SQLiteConn, args []string) (VTab, error) {
 	err := c.DeclareVTab("CREATE TABLE x(part TEXT, text HIDDEN, sep HIDDEN)")
 	return splitTable{}, err
 }
@@ -155,13 +153,13 @@ func (splitModule) DestroyModule() {}
 type splitTable struct{}
 
 // BestIndex requires both arguments: text = ? (column 1) and sep = ? (column 2).
-func (splitTable) BestIndex(cst []sqlite3.InfoConstraint, ob []sqlite3.InfoOrderBy) (*sqlite3.IndexResult, error) {
-	res := &sqlite3.IndexResult{Used: make([]bool, len(cst))}
+func (splitTable) BestIndex(cst []InfoConstraint, ob []InfoOrderBy) (*IndexResult, error) {
+	res := &IndexResult{Used: make([]bool, len(cst))}
 	args := [3]int{-1, -1, -1} // column -> constraint index
 	for i, c := range cst {
-		if c.Op == sqlite3.OpEQ && (c.Column == 1 || c.Column == 2) {
+		if c.Op == OpEQ && (c.Column == 1 || c.Column == 2) {
 			if !c.Usable {
-				return nil, sqlite3.ErrConstraint // not this plan
+				return nil, ErrConstraint // not this plan
 			}
 			args[c.Column] = i
 		}
@@ -177,9 +175,9 @@ func (splitTable) BestIndex(cst []sqlite3.InfoConstraint, ob []sqlite3.InfoOrder
 	return res, nil
 }
 
-func (splitTable) Open() (sqlite3.VTabCursor, error) { return &splitCursor{}, nil }
-func (splitTable) Disconnect() error                 { return nil }
-func (splitTable) Destroy() error                    { return nil }
+func (splitTable) Open() (VTabCursor, error) { return &splitCursor{}, nil }
+func (splitTable) Disconnect() error         { return nil }
+func (splitTable) Destroy() error            { return nil }
 
 type splitCursor struct {
 	parts []string
@@ -205,7 +203,7 @@ func (c *splitCursor) EOF() bool             { return c.i >= len(c.parts) }
 func (c *splitCursor) Rowid() (int64, error) { return int64(c.i), nil }
 func (c *splitCursor) Close() error          { return nil }
 
-func (c *splitCursor) Column(ctx *sqlite3.SQLiteContext, col int) error {
+func (c *splitCursor) Column(ctx *SQLiteContext, col int) error {
 	if col == 0 {
 		ctx.ResultText(c.parts[c.i])
 	}
@@ -215,8 +213,8 @@ func (c *splitCursor) Column(ctx *sqlite3.SQLiteContext, col int) error {
 // An EponymousOnlyModule is a table named after the module, with no CREATE
 // VIRTUAL TABLE: here a table-valued function.
 func ExampleEponymousOnlyModule() {
-	connector, err := (&sqlite3.SQLiteDriver{
-		ConnectHook: func(c *sqlite3.SQLiteConn) error { return c.CreateModule("split", splitModule{}) },
+	connector, err := (&SQLiteDriver{
+		ConnectHook: func(c *SQLiteConn) error { return c.CreateModule("split", splitModule{}) },
 	}).OpenConnector(":memory:")
 	if err != nil {
 		panic(err)
