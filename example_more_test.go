@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"time"
 )
 
 // withConn runs f on one driver connection of db.
@@ -134,4 +135,72 @@ func ExampleSQLiteConn_WALCheckpoint() {
 		panic(err)
 	}
 	// Output: 0 0 <nil>
+}
+
+// An authorizer sees every action a statement would take while it is
+// prepared, and can deny it: here, reading a column of the secrets table.
+func ExampleSQLiteConn_RegisterAuthorizer() {
+	db, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE TABLE secrets (k, v); CREATE TABLE public (k, v)`); err != nil {
+		panic(err)
+	}
+	if err := withConn(db, func(c *SQLiteConn) error {
+		c.RegisterAuthorizer(func(action int, arg1, arg2, dbName string) int {
+			if action == SQLITE_READ && arg1 == "secrets" {
+				return SQLITE_DENY
+			}
+			return SQLITE_OK
+		})
+		return nil
+	}); err != nil {
+		panic(err)
+	}
+	_, err = db.Query(`SELECT v FROM secrets`)
+	fmt.Println(err)
+	rows, err := db.Query(`SELECT v FROM public`)
+	fmt.Println(err)
+	rows.Close()
+	// Output:
+	// access to secrets.v is prohibited
+	// <nil>
+}
+
+// SetBusyTimeout waits for another connection's lock like _busy_timeout,
+// but gives up as soon as the statement's context is done.
+func ExampleSQLiteConn_SetBusyTimeout() {
+	db, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	if err := withConn(db, func(c *SQLiteConn) error {
+		return c.SetBusyTimeout(2 * time.Second)
+	}); err != nil {
+		panic(err)
+	}
+	fmt.Println("ok")
+	// Output: ok
+}
+
+// LoadExtension loads a compiled SQLite extension into one connection;
+// SQLiteDriver.Extensions loads them into every connection of a pool.
+// Loading is enabled only for the duration of the call.
+func ExampleSQLiteConn_LoadExtension() {
+	sql.Register("sqlite3_with_extensions", &SQLiteDriver{
+		Extensions: []string{"./mod_spellfix"}, // sqlite3_extension_init is the entry point
+	})
+	db, err := sql.Open("sqlite3_with_extensions", "app.db")
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	// Or on one connection, reached with sql.Conn.Raw:
+	_ = withConn(db, func(c *SQLiteConn) error {
+		return c.LoadExtension("./mod_vec", "sqlite3_vec_init")
+	})
 }
