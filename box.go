@@ -7,11 +7,10 @@ import "unsafe"
 // database/sql's Rows.Next takes each column as a driver.Value, an interface;
 // putting an int64, float64, string or []byte into an interface the ordinary
 // way allocates a copy of it, one allocation per column per row. Next instead
-// lays a row's values out in two allocations (pointer-free words for numbers
-// and text bytes, and a block of string/[]byte headers) and makes each
-// interface point at its value there. The values are never written again, so
-// they are as immutable as any boxed value, and each row gets fresh blocks, so
-// values stay valid after the next call.
+// writes each value, and its string or []byte header, into the connection's
+// arena (arena.go) and makes the interface point at it there. Arena memory is
+// never written again once handed out, so the values are as immutable as any
+// boxed value and stay valid after the next call.
 
 // eface is the runtime's layout of an empty interface (a type word and a data
 // word), unchanged since Go 1.4; typeWord reads the type word of a value.

@@ -144,6 +144,9 @@ type SQLiteConn struct {
 
 	cache stmtCache
 
+	// arena holds the values handed to database/sql (arena.go).
+	arena valueArena
+
 	// cleanups run once the database is closed and no callback can run any
 	// more: they release the Go handles that hooks and functions gave to C.
 	cleanups []func()

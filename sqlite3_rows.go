@@ -7,12 +7,11 @@ import (
 	"io"
 	"reflect"
 	"strings"
-	"unsafe"
 )
 
 // SQLiteRows is the result of a query. Each Next is one cgo call that steps the
 // statement and describes every column; the values are copied out of SQLite's
-// memory in Go, with one allocation for all the row's TEXT and BLOB bytes.
+// memory in Go, into the connection's arena (arena.go).
 type SQLiteRows struct {
 	s       *SQLiteStmt
 	w       watch // the query's cancellation, disarmed at Close
@@ -29,10 +28,6 @@ var (
 	_ driver.RowsColumnTypeScanType         = (*SQLiteRows)(nil)
 	_ driver.RowsColumnTypeNullable         = (*SQLiteRows)(nil)
 )
-
-// Values at least this large get an allocation of their own rather than a
-// share of the row's, so a small value never keeps a large one alive.
-const ownAllocation = 4 << 10
 
 // Columns returns the column names (sqlite3_column_name), read once per statement.
 func (r *SQLiteRows) Columns() []string {
@@ -93,136 +88,53 @@ func (r *SQLiteRows) step() error {
 	return r.err
 }
 
-// decode converts the bridge's description of the current row, with at most
-// two allocations for all its numbers, TEXT and BLOB values (see box.go);
-// date/time and boolean columns, and values of 4 KiB and more, take their own.
+// decode converts the bridge's description of the current row. Numbers,
+// TEXT and BLOB values are copied into the connection's arena (arena.go), so a
+// row costs no allocation of its own in the common case; date/time values,
+// and values of ownAllocation bytes and more, take their own.
 func (r *SQLiteRows) decode(dest []driver.Value) {
-	s := r.s
-	cols := s.cols[:min(len(s.cols), len(dest))]
-	words, size, texts, blobs := 0, 0, 0, 0
-	for i := range cols {
-		c := &cols[i]
-		if s.classes[i] != classNone && c.typ != typeBlob {
-			continue
-		}
-		switch c.typ {
-		case typeInteger, typeFloat:
-			words++
-		case typeText, typeBlob:
-			if c.typ == typeText {
-				texts++
-			} else {
-				blobs++
-			}
-			if c.n < ownAllocation {
-				size += int(c.n)
-			}
-		}
-	}
-	var nums []uint64 // the row's numbers, then its small TEXT/BLOB bytes
-	var bytes []byte
-	if words+size > 0 {
-		nums = make([]uint64, words+(size+7)/8)
-		if size > 0 {
-			bytes = unsafe.Slice((*byte)(unsafe.Pointer(&nums[words])), size)
-		}
-	}
-	var strs []string // string headers; a []byte header is a string header plus a cap
-	var slices [][]byte
-	w := 0
-	for i := range cols {
-		c := &cols[i]
-		if s.classes[i] != classNone && c.typ != typeBlob {
-			dest[i], _ = r.value(i, nil)
-			continue
-		}
-		switch c.typ {
-		case typeInteger, typeFloat:
-			typ := int64Type
-			if c.typ == typeFloat {
-				typ = float64Type
-			}
-			nums[w] = *(*uint64)(unsafe.Pointer(&c.v))
-			dest[i] = box(typ, unsafe.Pointer(&nums[w]))
-			w++
-		case typeText:
-			if strs == nil {
-				strs = make([]string, 0, texts)
-			}
-			var b []byte
-			b, bytes = take(c.bytes(), bytes)
-			strs = append(strs, unsafe.String(unsafe.SliceData(b), len(b)))
-			dest[i] = box(stringType, unsafe.Pointer(&strs[len(strs)-1]))
-		case typeBlob:
-			if slices == nil {
-				slices = make([][]byte, 0, blobs)
-			}
-			var b []byte
-			b, bytes = take(c.bytes(), bytes)
-			if b == nil {
-				b = []byte{}
-			}
-			slices = append(slices, b)
-			dest[i] = box(bytesType, unsafe.Pointer(&slices[len(slices)-1]))
-		default:
-			dest[i] = nil
-		}
+	for i := range min(len(r.s.cols), len(dest)) {
+		dest[i] = r.value(i)
 	}
 }
 
-// value converts column i of the current row, copying TEXT and BLOB bytes
-// into the front of buf when they fit, and returns the rest of buf.
-func (r *SQLiteRows) value(i int, buf []byte) (driver.Value, []byte) {
+// value converts column i of the current row (see Next).
+func (r *SQLiteRows) value(i int) driver.Value {
 	s := r.s
 	col := &s.cols[i]
+	a := &s.c.arena
 	switch col.typ {
 	case typeInteger:
 		v := col.int64()
 		switch s.classes[i] {
 		case classTime:
-			return unixTime(v, s.c.loc), buf
+			return unixTime(v, s.c.loc)
 		case classBool:
-			return v > 0, buf
+			return v > 0
 		}
-		return v, buf
+		p := a.word()
+		*(*int64)(p) = v
+		return box(int64Type, p)
 	case typeFloat:
-		return col.float64(), buf
+		p := a.word()
+		*(*float64)(p) = col.float64()
+		return box(float64Type, p)
 	case typeText:
 		src := col.bytes()
 		if s.classes[i] == classTime {
 			if t, ok := parseTime(src, s.c.loc); ok {
-				return t, buf
+				return t
 			}
 		}
-		var b []byte
-		b, buf = take(src, buf)
-		return unsafe.String(unsafe.SliceData(b), len(b)), buf
+		return box(stringType, a.stringHeader(a.copyString(src)))
 	case typeBlob:
-		var b []byte
-		b, buf = take(col.bytes(), buf)
+		b := a.copyBytes(col.bytes())
 		if b == nil {
 			b = []byte{}
 		}
-		return b, buf
+		return box(bytesType, a.sliceHeader(b))
 	}
-	return nil, buf
-}
-
-// take copies src into the front of buf (or into its own allocation when large
-// or when buf is too small) and returns the copy, capped so appending to it
-// cannot overwrite a neighbour.
-func take(src, buf []byte) ([]byte, []byte) {
-	n := len(src)
-	if n == 0 {
-		return nil, buf
-	}
-	if n >= ownAllocation || n > len(buf) {
-		b := make([]byte, n)
-		copy(b, src)
-		return b, buf
-	}
-	copy(buf, src)
-	return buf[:n:n], buf[n:]
+	return nil
 }
 
 // Close ends the rows: the statement is reset (releasing its locks), or

@@ -13,7 +13,8 @@ import (
 // column straight into the caller's destination, read from the bridge's row
 // buffer. The common destinations (integers, floats, bool, string, []byte,
 // sql.RawBytes, time.Time and their sql.Null forms) take no driver.Value boxing
-// and, except for string and []byte copies, no allocation. Everything else
+// and no allocation of their own: string and []byte copies are cut from the
+// connection's arena (arena.go). Everything else
 // goes through sql.ConvertAssign with the value Next would have produced.
 var _ driver.RowsColumnScanner = (*SQLiteRows)(nil)
 
@@ -79,7 +80,7 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			break // sql.ConvertAssign reports the nil destination
 		}
 		if col.typ == typeText && class == classNone {
-			*d = string(col.bytes())
+			*d = s.c.arena.copyString(col.bytes())
 			return nil
 		}
 	case *[]byte:
@@ -87,7 +88,11 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			break // sql.ConvertAssign reports the nil destination
 		}
 		if col.typ == typeBlob || col.typ == typeText && class == classNone {
-			*d = append([]byte{}, col.bytes()...)
+			b := s.c.arena.copyBytes(col.bytes())
+			if b == nil {
+				b = []byte{}
+			}
+			*d = b
 			return nil
 		}
 	case *sql.RawBytes:
@@ -143,7 +148,7 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			return nil
 		}
 		if col.typ == typeText && class == classNone {
-			*d = sql.NullString{String: string(col.bytes()), Valid: true}
+			*d = sql.NullString{String: s.c.arena.copyString(col.bytes()), Valid: true}
 			return nil
 		}
 	case *sql.NullBool:
@@ -171,7 +176,7 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			return nil
 		}
 	}
-	v, _ := r.value(i, nil)
+	v := r.value(i)
 	return sql.ConvertAssign(scanCtx, dest, v)
 }
 

@@ -48,7 +48,7 @@ func TestScanColumnMatchesConvertAssign(t *testing.T) {
 	checked := 0
 	for r.NextRow() == nil {
 		for col := 0; col < 3; col++ {
-			v, _ := r.value(col, nil)
+			v := r.value(col)
 			for _, mk := range dests {
 				fast, slow := mk(), mk()
 				errFast := r.ScanColumn(driver.ScanContext{}, col, fast)

@@ -1,0 +1,128 @@
+//go:build cgo
+
+package sqlite3
+
+import (
+	"bytes"
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"io"
+	"runtime"
+	"testing"
+	"unsafe"
+)
+
+// The arena hands out aligned words, capped byte slices and header slots, and
+// never gives out the same memory twice.
+func TestValueArenaPieces(t *testing.T) {
+	var a valueArena
+	seen := map[uintptr]bool{}
+	var kept [][]byte
+	for i := range 5000 {
+		n := i%37 + 1
+		if i%500 == 0 {
+			n = ownAllocation + i // large: an allocation of its own
+		}
+		src := bytes.Repeat([]byte{byte(i)}, n)
+		b := a.copyBytes(src)
+		if !bytes.Equal(b, src) || cap(b) != n {
+			t.Fatalf("copyBytes(%d bytes) = len %d cap %d", n, len(b), cap(b))
+		}
+		kept = append(kept, b)
+		p := a.word()
+		if uintptr(p)%8 != 0 {
+			t.Fatalf("word %p not 8-aligned", p)
+		}
+		if seen[uintptr(p)] {
+			t.Fatalf("word %p handed out twice", p)
+		}
+		seen[uintptr(p)] = true
+		*(*uint64)(p) = ^uint64(0) // must not touch any byte slice
+	}
+	runtime.GC()
+	for i, b := range kept {
+		for _, c := range b {
+			if c != byte(i) {
+				t.Fatalf("slice %d overwritten: %v", i, b[:min(len(b), 8)])
+			}
+		}
+		// Appending to a value reallocates; it cannot reach its neighbour.
+		_ = append(b, 0xEE)
+	}
+	for i := 1; i < len(kept); i++ {
+		if kept[i-1][0] != byte(i-1) {
+			t.Fatalf("append to slice %d overwrote slice %d", i, i-1)
+		}
+	}
+	if a.copyBytes(nil) != nil || a.copyString(nil) != "" {
+		t.Fatal("empty values must not take arena memory")
+	}
+	s1, s2 := a.stringHeader("x"), a.stringHeader("y")
+	if s1 == s2 || *(*string)(s1) != "x" || *(*string)(s2) != "y" {
+		t.Fatal("string header slots shared")
+	}
+	for i := range arenaHeaders * 3 {
+		p := a.sliceHeader([]byte{byte(i)})
+		if seen[uintptr(p)] {
+			t.Fatal("slice header slot handed out twice")
+		}
+		seen[uintptr(p)] = true
+	}
+}
+
+// Values of one query stay intact while later queries on the connection fill
+// the same arena blocks, through garbage collections.
+func TestArenaValuesSurviveLaterQueries(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	ctx := context.Background()
+	type kept struct {
+		v    []driver.Value
+		want []driver.Value
+	}
+	var all []kept
+	for q := range 300 {
+		rows, err := c.QueryContext(ctx, "SELECT ?, ? + 0.5, 'text ' || ?, CAST(printf('%.*c', ? % 50 + 1, 'b') AS BLOB), ?", []driver.NamedValue{
+			{Ordinal: 1, Value: int64(q)}, {Ordinal: 2, Value: int64(q)}, {Ordinal: 3, Value: int64(q)},
+			{Ordinal: 4, Value: int64(q)}, {Ordinal: 5, Value: bytes.Repeat([]byte{'L'}, q*7)},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dest := make([]driver.Value, 5)
+		if err := rows.Next(dest); err != nil {
+			t.Fatal(err)
+		}
+		if err := rows.Next(make([]driver.Value, 5)); err != io.EOF {
+			t.Fatalf("second row: %v", err)
+		}
+		rows.Close()
+		all = append(all, kept{dest, []driver.Value{
+			int64(q), float64(q) + 0.5, fmt.Sprintf("text %d", q), bytes.Repeat([]byte{'b'}, q%50+1), bytes.Repeat([]byte{'L'}, q*7),
+		}})
+		if q%50 == 0 {
+			runtime.GC()
+		}
+	}
+	runtime.GC()
+	for q, k := range all {
+		for i := range k.v {
+			got, want := k.v[i], k.want[i]
+			if gb, ok := got.([]byte); ok {
+				if wb := want.([]byte); !bytes.Equal(gb, wb) || (gb == nil) {
+					t.Fatalf("query %d column %d = %q, want %q", q, i, gb, wb)
+				}
+				continue
+			}
+			if got != want {
+				t.Fatalf("query %d column %d = %#v, want %#v", q, i, got, want)
+			}
+		}
+	}
+	// A string value does not alias the bytes of a later []byte value.
+	s := all[10].v[2].(string)
+	b := all[11].v[3].([]byte)
+	if len(b) > 0 && unsafe.StringData(s) == &b[0] {
+		t.Fatal("string and blob share memory")
+	}
+}
