@@ -24,13 +24,30 @@ type valueArena struct {
 	bytes  []byte   // unused rest of the current pointer-free block: TEXT/BLOB bytes and numbers
 	strs   []string // unused rest of the current block of string headers
 	slices [][]byte // unused rest of the current block of []byte headers
+	size   int      // size of the last pointer-free block; header blocks stay small until it is full
 }
 
+// Block sizes are size classes of Go's allocator, so nothing is lost to
+// rounding. A pointer-free block grows from arenaFirstBlock to arenaBlock, so
+// that a connection that reads one number does not take 4 KiB for it. Header
+// blocks hold pointers: past 512 bytes such an object carries an 8-byte
+// header of the allocator's, hence 127 strings (2,032 + 8 bytes) and 85 slices
+// (2,040 + 8) in 2,048-byte blocks, and small first blocks below 512 bytes.
 const (
-	arenaBlock    = 4 << 10 // bytes of a pointer-free block (a size class: no rounding waste)
-	arenaHeaders  = 128     // headers per header block
-	ownAllocation = 1 << 10 // values this large are allocated on their own
+	arenaFirstBlock = 512
+	arenaBlock      = 4 << 10
+	firstStrings    = 32      // 512 bytes
+	arenaStrings    = 127     // 2,048 bytes with the allocator's header
+	firstSlices     = 21      // 504 bytes
+	arenaSlices     = 85      // 2,048 bytes with the allocator's header
+	ownAllocation   = 1 << 10 // values this large are allocated on their own
 )
+
+// refill starts a new pointer-free block with room for at least n bytes.
+func (a *valueArena) refill(n int) {
+	a.size = min(max(2*a.size, arenaFirstBlock), arenaBlock)
+	a.bytes = make([]byte, max(a.size, n)) // 8-aligned, as every allocation of 8 bytes or more
+}
 
 // copyBytes returns a copy of src (nil when src is empty), capped so that
 // appending to it reallocates instead of overwriting a neighbour.
@@ -45,7 +62,7 @@ func (a *valueArena) copyBytes(src []byte) []byte {
 		return b
 	}
 	if n > len(a.bytes) {
-		a.bytes = make([]byte, arenaBlock)
+		a.refill(n)
 	}
 	b := a.bytes[:n:n]
 	copy(b, src)
@@ -64,7 +81,7 @@ func (a *valueArena) copyString(src []byte) string {
 func (a *valueArena) word() unsafe.Pointer {
 	pad := int(-uintptr(unsafe.Pointer(unsafe.SliceData(a.bytes))) & 7)
 	if pad+8 > len(a.bytes) {
-		a.bytes = make([]byte, arenaBlock) // 8-aligned, as every allocation of 8 bytes or more
+		a.refill(8)
 		pad = 0
 	}
 	p := unsafe.Pointer(&a.bytes[pad])
@@ -76,7 +93,7 @@ func (a *valueArena) word() unsafe.Pointer {
 // interface can point at it (see box).
 func (a *valueArena) stringHeader(s string) unsafe.Pointer {
 	if len(a.strs) == 0 {
-		a.strs = make([]string, arenaHeaders)
+		a.strs = make([]string, a.headers(firstStrings, arenaStrings))
 	}
 	p := &a.strs[0]
 	*p = s
@@ -87,10 +104,19 @@ func (a *valueArena) stringHeader(s string) unsafe.Pointer {
 // sliceHeader stores b in a header block and returns its address.
 func (a *valueArena) sliceHeader(b []byte) unsafe.Pointer {
 	if len(a.slices) == 0 {
-		a.slices = make([][]byte, arenaHeaders)
+		a.slices = make([][]byte, a.headers(firstSlices, arenaSlices))
 	}
 	p := &a.slices[0]
 	*p = b
 	a.slices = a.slices[1:]
 	return unsafe.Pointer(p)
+}
+
+// headers is the length of a new header block: small until the connection
+// has read a few KiB of values.
+func (a *valueArena) headers(small, full int) int {
+	if a.size < arenaBlock {
+		return small
+	}
+	return full
 }
