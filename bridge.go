@@ -189,16 +189,20 @@ func cMallocString(s string) unsafe.Pointer {
 func cFree(p unsafe.Pointer) { C.free(p) }
 
 // cExec calls bridge_exec: reset, bind, step to the end, changes, last rowid.
-func cExec(s stmtHandle, gen uint64) int { return int(C.bridge_exec(s, C.uint64_t(gen))) }
+func cExec(s stmtHandle, gen uint64) int { return int(C.bridge_exec_h(stmtInt(s), C.uint64_t(gen))) }
 
 // cQuery calls bridge_query: reset, bind, step the first row.
-func cQuery(s stmtHandle, gen uint64) int { return int(C.bridge_query(s, C.uint64_t(gen))) }
+func cQuery(s stmtHandle, gen uint64) int { return int(C.bridge_query_h(stmtInt(s), C.uint64_t(gen))) }
 
 // cStep calls bridge_step (sqlite3_step + every column of the row).
-func cStep(s stmtHandle, gen uint64) int { return int(C.bridge_step(s, C.uint64_t(gen))) }
+func cStep(s stmtHandle, gen uint64) int { return int(C.bridge_step_h(stmtInt(s), C.uint64_t(gen))) }
 
 // cReset calls bridge_reset (sqlite3_reset + sqlite3_clear_bindings).
-func cReset(s stmtHandle) int { return int(C.bridge_reset(s)) }
+func cReset(s stmtHandle) int { return int(C.bridge_reset_h(stmtInt(s))) }
+
+// stmtInt passes a statement to the per-row calls as an integer, which cgo
+// does not check for Go pointers (see bridge.h); it is C memory.
+func stmtInt(s stmtHandle) C.uintptr_t { return C.uintptr_t(uintptr(unsafe.Pointer(s))) }
 
 func stmtNumColumns(s stmtHandle) int     { return int(s.ncol) }
 func stmtNumParams(s stmtHandle) int      { return int(s.nparam) }

@@ -153,6 +153,15 @@ int bridge_step(bridge_stmt *s, uint64_t gen);
 /* Resets s and clears its bindings, releasing the locks it holds. */
 int bridge_reset(bridge_stmt *s);
 
+/* The calls made once per row or per execution, taking the statement as an
+** integer. cgo checks every pointer argument of a call at run time, in case
+** it is a Go pointer (a heap lookup per argument, per call); an integer
+** argument is not checked, and a bridge_stmt is C memory anyway. */
+static inline int bridge_exec_h(uintptr_t s, uint64_t gen) { return bridge_exec((bridge_stmt *)s, gen); }
+static inline int bridge_query_h(uintptr_t s, uint64_t gen) { return bridge_query((bridge_stmt *)s, gen); }
+static inline int bridge_step_h(uintptr_t s, uint64_t gen) { return bridge_step((bridge_stmt *)s, gen); }
+static inline int bridge_reset_h(uintptr_t s) { return bridge_reset((bridge_stmt *)s); }
+
 /* Fills s->names with the column names. */
 int bridge_names(bridge_stmt *s);
 
