@@ -59,6 +59,7 @@ int bridge_db_config(bridge_conn *c, int op, int value) {
 static void bridge_free_stmt(bridge_stmt *s) {
   sqlite3_finalize(s->stmt);
   free(s->cols);
+  free(s->batch);
   free(s);
 }
 
@@ -95,6 +96,9 @@ static int bridge_columns(bridge_stmt *s, sqlite3_stmt *st) {
   void *block = size ? calloc(1, size) : 0;
   if (size && !block) return SQLITE_NOMEM;
   free(s->cols);
+  free(s->batch);
+  s->batch = 0;
+  s->batch_cap = 0;
   s->ncol = ncol;
   s->cols = (bridge_col *)block;
   s->names = (const char **)(s->cols + ncol);
@@ -143,6 +147,7 @@ int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int
   s->stmt = st;
   s->conn = c;
   s->nparam = sqlite3_bind_parameter_count(st);
+  s->readonly = sqlite3_stmt_readonly(st);
   s->rc = SQLITE_DONE;
   s->next = c->stmts;
   if (c->stmts) c->stmts->prev = s;
@@ -206,12 +211,13 @@ static int bridge_bind(bridge_stmt *s) {
   return rc;
 }
 
-/* Describes every column of the current row in s->cols. */
-static void bridge_fill(bridge_stmt *s) {
-  sqlite3_stmt *st = s->stmt;
-  int i;
-  for (i = 0; i < s->ncol; i++) {
-    bridge_col *c = &s->cols[i];
+/* Describes every column of the current row in cols[0:ncol]. Returns non-zero
+** when the row has TEXT or BLOB values, which point into SQLite's memory and
+** must be read before the next step. */
+static int bridge_fill_into(sqlite3_stmt *st, bridge_col *cols, int ncol) {
+  int i, bytes = 0;
+  for (i = 0; i < ncol; i++) {
+    bridge_col *c = &cols[i];
     int t = sqlite3_column_type(st, i);
     c->type = t;
     switch (t) {
@@ -221,15 +227,20 @@ static void bridge_fill(bridge_stmt *s) {
       c->v.p = sqlite3_column_text(st, i);
       c->n = sqlite3_column_bytes(st, i);
       if (!c->v.p) c->type = SQLITE_NULL; /* out of memory converting the value */
+      bytes = 1;
       break;
     case SQLITE_BLOB:
       c->v.p = sqlite3_column_blob(st, i);
       c->n = sqlite3_column_bytes(st, i);
+      bytes = 1;
       break;
     default: break;
     }
   }
+  return bytes;
 }
+
+static void bridge_fill(bridge_stmt *s) { bridge_fill_into(s->stmt, s->cols, s->ncol); }
 
 /* Steps once. depth tells Go that SQL run by a callback (a Go function or
 ** hook using this connection) is nested inside this step. A row produced after
@@ -294,6 +305,38 @@ int bridge_query(bridge_stmt *s, uint64_t gen) {
 }
 
 int bridge_step(bridge_stmt *s, uint64_t gen) { return bridge_step_row(s, gen); }
+
+int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max) {
+  bridge_conn *c = s->conn;
+  int n = 0, rc, bytes;
+  if (max < 1 || s->ncol == 0) {
+    s->rc = SQLITE_MISUSE;
+    return 0;
+  }
+  if (max > s->batch_cap) {
+    bridge_col *b = (bridge_col *)realloc(s->batch, (size_t)max * (size_t)s->ncol * sizeof(bridge_col));
+    if (!b) {
+      s->rc = SQLITE_NOMEM;
+      return 0;
+    }
+    s->batch = b;
+    s->batch_cap = max;
+  }
+  if (bridge_arm(c, gen)) {
+    s->rc = SQLITE_INTERRUPT;
+    return 0;
+  }
+  for (;;) {
+    rc = bridge_run(s);
+    if (rc != SQLITE_ROW) break;
+    /* A row with TEXT or BLOB ends the batch: its values are SQLite's until the next step. */
+    bytes = bridge_fill_into(s->stmt, s->batch + (size_t)n * (size_t)s->ncol, s->ncol);
+    n++;
+    if (bytes || n == max) break;
+  }
+  s->rc = rc;
+  return n;
+}
 
 int bridge_reset(bridge_stmt *s) {
   int rc = sqlite3_reset(s->stmt);

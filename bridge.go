@@ -197,6 +197,19 @@ func cQuery(s stmtHandle, gen uint64) int { return int(C.bridge_query_h(stmtInt(
 // cStep calls bridge_step (sqlite3_step + every column of the row).
 func cStep(s stmtHandle, gen uint64) int { return int(C.bridge_step_h(stmtInt(s), C.uint64_t(gen))) }
 
+// cStepBatch calls bridge_step_batch: up to max rows of numbers in one call.
+func cStepBatch(s stmtHandle, gen uint64, max int) int {
+	return int(C.bridge_step_batch_h(stmtInt(s), C.uint64_t(gen), C.int(max)))
+}
+
+// stmtBatch views the n rows that bridge_step_batch left (C memory).
+func stmtBatch(s stmtHandle, n int) []rowCol {
+	return unsafe.Slice((*rowCol)(unsafe.Pointer(s.batch)), n*int(s.ncol))
+}
+
+// stmtReadonly reports sqlite3_stmt_readonly, read at prepare.
+func stmtReadonly(s stmtHandle) bool { return s.readonly != 0 }
+
 // cReset calls bridge_reset (sqlite3_reset + sqlite3_clear_bindings).
 func cReset(s stmtHandle) int { return int(C.bridge_reset_h(stmtInt(s))) }
 

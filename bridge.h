@@ -71,6 +71,9 @@ struct bridge_stmt {
   int reprepares;      /* SQLITE_STMTSTATUS_REPREPARE when the columns were last read */
   sqlite3_int64 changes, last_id; /* set by bridge_exec */
   bridge_col *cols;    /* ncol entries */
+  bridge_col *batch;   /* batch_cap rows of ncol entries, filled by bridge_step_batch */
+  int batch_cap;
+  int readonly;        /* sqlite3_stmt_readonly: rows may be stepped ahead */
   unsigned char *classes; /* ncol entries of BRIDGE_CLASS_* */
   const char **names;  /* ncol entries, filled by bridge_names */
 };
@@ -150,6 +153,16 @@ int bridge_query(bridge_stmt *s, uint64_t gen);
 /* Steps the next row into s->cols. */
 int bridge_step(bridge_stmt *s, uint64_t gen);
 
+/* Steps up to max rows into s->batch (row k at s->batch[k*ncol]), in one call,
+** for read-only statements whose rows are numbers: every row but the last of
+** a batch has only INTEGER, FLOAT and NULL values, which need nothing of
+** SQLite's once stepped past; a row with TEXT or BLOB ends the batch, and its
+** values stay valid until the next step, as with bridge_step. Returns the
+** number of rows in the batch; s->rc is the result of the last step:
+** SQLITE_ROW when the batch ended on a row (more may follow), otherwise
+** SQLITE_DONE or the error that follows the batch's rows. */
+int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max);
+
 /* Resets s and clears its bindings, releasing the locks it holds. */
 int bridge_reset(bridge_stmt *s);
 
@@ -161,6 +174,7 @@ static inline int bridge_exec_h(uintptr_t s, uint64_t gen) { return bridge_exec(
 static inline int bridge_query_h(uintptr_t s, uint64_t gen) { return bridge_query((bridge_stmt *)s, gen); }
 static inline int bridge_step_h(uintptr_t s, uint64_t gen) { return bridge_step((bridge_stmt *)s, gen); }
 static inline int bridge_reset_h(uintptr_t s) { return bridge_reset((bridge_stmt *)s); }
+static inline int bridge_step_batch_h(uintptr_t s, uint64_t gen, int max) { return bridge_step_batch((bridge_stmt *)s, gen, max); }
 
 /* Fills s->names with the column names. */
 int bridge_names(bridge_stmt *s);

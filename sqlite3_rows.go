@@ -20,7 +20,27 @@ type SQLiteRows struct {
 	closed  bool
 	err     error // why the rows ended early
 	decl    []string
+
+	// cur is the current row: the statement's row buffer, or a row of batch,
+	// the rows of numbers stepped ahead in one call (bridge_step_batch) for a
+	// read-only statement. bi indexes cur in batch, nb counts its rows; after
+	// them comes brc, the result of the step that ended the batch (berr when
+	// it is an error, built at once while SQLite's message is current).
+	cur    []rowCol
+	batch  []rowCol
+	nb, bi int
+	brc    int
+	berr   error
+	ahead  int // rows to step ahead next time, doubling up to maxAhead
 }
+
+// Rows are stepped ahead at most this many at a time, and at most
+// aheadCells values: stepping ahead runs the statement (and any function it
+// calls) a little before the caller asks, and is wasted if it stops early.
+const (
+	maxAhead   = 64
+	aheadCells = 1024
+)
 
 var (
 	_ driver.Rows                           = (*SQLiteRows)(nil)
@@ -55,7 +75,8 @@ func (r *SQLiteRows) Next(dest []driver.Value) error {
 }
 
 // step advances to the next row: one cgo call, or none for the first row,
-// which the query call already stepped.
+// which the query call already stepped, and none for rows already stepped
+// ahead.
 func (r *SQLiteRows) step() error {
 	if r.done || r.closed {
 		if r.err != nil {
@@ -70,10 +91,39 @@ func (r *SQLiteRows) step() error {
 		return r.err
 	}
 	var rc int
-	if r.pending {
+	switch ncol := len(s.cols); {
+	case r.pending:
 		r.pending = false
 		rc = stmtRC(s.h)
-	} else {
+	case r.bi+1 < r.nb:
+		r.bi++
+		r.cur = r.batch[r.bi*ncol : (r.bi+1)*ncol : (r.bi+1)*ncol]
+		return nil
+	case r.nb > 0 && r.brc != sqliteRow:
+		// The batch's rows are used up, and the statement ended after them.
+		r.nb = 0
+		r.done = true
+		if r.brc == sqliteDone {
+			return io.EOF
+		}
+		r.err = r.berr
+		return r.err
+	case s.readonly && ncol > 0:
+		r.ahead = min(max(2*r.ahead, 2), maxAhead, max(aheadCells/ncol, 1))
+		n := cStepBatch(s.h, r.w.gen, r.ahead)
+		r.brc, r.nb, r.bi = stmtRC(s.h), n, 0
+		if n == 0 {
+			rc = r.brc
+			break
+		}
+		if r.brc != sqliteRow && r.brc != sqliteDone {
+			r.berr = s.c.errorFor(r.brc, &r.w, 0)
+		}
+		r.batch = stmtBatch(s.h, n)
+		r.cur = r.batch[:ncol:ncol]
+		return nil
+	default:
+		r.cur = s.cols
 		rc = cStep(s.h, r.w.gen)
 	}
 	switch rc {
@@ -93,7 +143,7 @@ func (r *SQLiteRows) step() error {
 // row costs no allocation of its own in the common case; date/time values,
 // and values of ownAllocation bytes and more, take their own.
 func (r *SQLiteRows) decode(dest []driver.Value) {
-	for i := range min(len(r.s.cols), len(dest)) {
+	for i := range min(len(r.cur), len(dest)) {
 		dest[i] = r.value(i)
 	}
 }
@@ -101,7 +151,7 @@ func (r *SQLiteRows) decode(dest []driver.Value) {
 // value converts column i of the current row (see Next).
 func (r *SQLiteRows) value(i int) driver.Value {
 	s := r.s
-	col := &s.cols[i]
+	col := &r.cur[i]
 	a := &s.c.arena
 	switch col.typ {
 	case typeInteger:

@@ -32,7 +32,7 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 	if i < 0 || i >= len(s.cols) {
 		return driverError("column index " + itoa(i) + " out of range")
 	}
-	col := &s.cols[i]
+	col := &r.cur[i]
 	class := s.classes[i]
 	switch d := dest.(type) {
 	case *int64:

@@ -15,6 +15,7 @@ type SQLiteStmt struct {
 	cols     []rowCol // the bridge's row buffer (C memory)
 	classes  []uint8  // column classes, computed at prepare
 	nparam   int
+	readonly bool // sqlite3_stmt_readonly: its rows may be stepped ahead
 	names    []string // column names, built on first use
 	params   []string // parameter names, read on first use of a named argument
 	rows     *SQLiteRows
@@ -39,7 +40,7 @@ func newStmt(c *SQLiteConn, h stmtHandle) *SQLiteStmt {
 }
 
 func (s *SQLiteStmt) init(c *SQLiteConn, h stmtHandle) {
-	*s = SQLiteStmt{c: c, h: h, nparam: stmtNumParams(h)}
+	*s = SQLiteStmt{c: c, h: h, nparam: stmtNumParams(h), readonly: stmtReadonly(h)}
 	s.readShape()
 }
 
@@ -226,7 +227,7 @@ func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 		w.done()
 		return nil, err
 	}
-	r := &SQLiteRows{s: s, w: w, pending: true}
+	r := &SQLiteRows{s: s, w: w, pending: true, cur: s.cols}
 	s.rows = r
 	return r, nil
 }
