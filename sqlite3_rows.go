@@ -9,9 +9,10 @@ import (
 	"strings"
 )
 
-// SQLiteRows is the result of a query. Each Next is one cgo call that steps the
-// statement and describes every column; the values are copied out of SQLite's
-// memory in Go, into the connection's arena (arena.go).
+// SQLiteRows is the result of a query. Each Next is at most one cgo call that
+// steps the statement and describes every column (rows of numbers of a
+// read-only statement come several per call); the values are copied out of
+// SQLite's memory in Go, into the connection's arena (arena.go).
 type SQLiteRows struct {
 	s       *SQLiteStmt
 	w       watch // the query's cancellation, disarmed at Close
@@ -20,12 +21,16 @@ type SQLiteRows struct {
 	closed  bool
 	err     error // why the rows ended early
 	decl    []string
+}
 
-	// cur is the current row: the statement's row buffer, or a row of batch,
-	// the rows of numbers stepped ahead in one call (bridge_step_batch) for a
-	// read-only statement. bi indexes cur in batch, nb counts its rows; after
-	// them comes brc, the result of the step that ended the batch (berr when
-	// it is an error, built at once while SQLite's message is current).
+// rowCursor is where the current row of a statement's run is: the
+// statement's row buffer, or a row of batch, the rows of numbers stepped
+// ahead in one call (bridge_step_batch) for a read-only statement. bi indexes
+// cur in batch, nb counts its rows; after them comes brc, the result of the
+// step that ended the batch (berr when it is an error, built at once while
+// SQLite's message is current). It lives in the statement, reset by each run,
+// so that SQLiteRows stays small.
+type rowCursor struct {
 	cur    []rowCol
 	batch  []rowCol
 	nb, bi int
@@ -91,39 +96,40 @@ func (r *SQLiteRows) step() error {
 		return r.err
 	}
 	var rc int
+	k := &s.run
 	switch ncol := len(s.cols); {
 	case r.pending:
 		r.pending = false
 		rc = stmtRC(s.h)
-	case r.bi+1 < r.nb:
-		r.bi++
-		r.cur = r.batch[r.bi*ncol : (r.bi+1)*ncol : (r.bi+1)*ncol]
+	case k.bi+1 < k.nb:
+		k.bi++
+		k.cur = k.batch[k.bi*ncol : (k.bi+1)*ncol : (k.bi+1)*ncol]
 		return nil
-	case r.nb > 0 && r.brc != sqliteRow:
+	case k.nb > 0 && k.brc != sqliteRow:
 		// The batch's rows are used up, and the statement ended after them.
-		r.nb = 0
+		k.nb = 0
 		r.done = true
-		if r.brc == sqliteDone {
+		if k.brc == sqliteDone {
 			return io.EOF
 		}
-		r.err = r.berr
+		r.err = k.berr
 		return r.err
 	case s.readonly && ncol > 0:
-		r.ahead = min(max(2*r.ahead, 2), maxAhead, max(aheadCells/ncol, 1))
-		n := cStepBatch(s.h, r.w.gen, r.ahead)
-		r.brc, r.nb, r.bi = stmtRC(s.h), n, 0
+		k.ahead = min(max(2*k.ahead, 2), maxAhead, max(aheadCells/ncol, 1))
+		n := cStepBatch(s.h, r.w.gen, k.ahead)
+		k.brc, k.nb, k.bi = stmtRC(s.h), n, 0
 		if n == 0 {
-			rc = r.brc
+			rc = k.brc
 			break
 		}
-		if r.brc != sqliteRow && r.brc != sqliteDone {
-			r.berr = s.c.errorFor(r.brc, &r.w, 0)
+		if k.brc != sqliteRow && k.brc != sqliteDone {
+			k.berr = s.c.errorFor(k.brc, &r.w, 0)
 		}
-		r.batch = stmtBatch(s.h, n)
-		r.cur = r.batch[:ncol:ncol]
+		k.batch = stmtBatch(s.h, n)
+		k.cur = k.batch[:ncol:ncol]
 		return nil
 	default:
-		r.cur = s.cols
+		k.cur = s.cols
 		rc = cStep(s.h, r.w.gen)
 	}
 	switch rc {
@@ -143,7 +149,7 @@ func (r *SQLiteRows) step() error {
 // row costs no allocation of its own in the common case; date/time values,
 // and values of ownAllocation bytes and more, take their own.
 func (r *SQLiteRows) decode(dest []driver.Value) {
-	for i := range min(len(r.cur), len(dest)) {
+	for i := range min(len(r.s.run.cur), len(dest)) {
 		dest[i] = r.value(i)
 	}
 }
@@ -151,7 +157,7 @@ func (r *SQLiteRows) decode(dest []driver.Value) {
 // value converts column i of the current row (see Next).
 func (r *SQLiteRows) value(i int) driver.Value {
 	s := r.s
-	col := &r.cur[i]
+	col := &s.run.cur[i]
 	a := &s.c.arena
 	switch col.typ {
 	case typeInteger:

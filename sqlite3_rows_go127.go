@@ -32,7 +32,7 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 	if i < 0 || i >= len(s.cols) {
 		return driverError("column index " + itoa(i) + " out of range")
 	}
-	col := &r.cur[i]
+	col := &s.run.cur[i]
 	class := s.classes[i]
 	switch d := dest.(type) {
 	case *int64:

@@ -15,10 +15,11 @@ type SQLiteStmt struct {
 	cols     []rowCol // the bridge's row buffer (C memory)
 	classes  []uint8  // column classes, computed at prepare
 	nparam   int
-	readonly bool // sqlite3_stmt_readonly: its rows may be stepped ahead
+	readonly bool     // sqlite3_stmt_readonly: its rows may be stepped ahead
 	names    []string // column names, built on first use
 	params   []string // parameter names, read on first use of a named argument
 	rows     *SQLiteRows
+	run      rowCursor // where the current row of the last run is
 	closed   bool
 	shape    int    // the bridge's column shape that cols and classes view
 	cacheKey string // the SQL, when the statement cache may keep it; else ""
@@ -227,7 +228,8 @@ func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 		w.done()
 		return nil, err
 	}
-	r := &SQLiteRows{s: s, w: w, pending: true, cur: s.cols}
+	s.run = rowCursor{cur: s.cols}
+	r := &SQLiteRows{s: s, w: w, pending: true}
 	s.rows = r
 	return r, nil
 }
