@@ -11,6 +11,9 @@ import (
 
 // The SQL features compiled into the vendored SQLite (compile_options.go),
 // each used for real.
+// fts5Tag is set when the tests are built with -tags sqlite_fts5 or fts5.
+var fts5Tag bool
+
 func TestCompiledInFeatures(t *testing.T) {
 	db, err := sql.Open("sqlite3", ":memory:")
 	if err != nil {
@@ -54,6 +57,12 @@ func TestCompiledInFeatures(t *testing.T) {
 		}
 	})
 	t.Run("FTS5", func(t *testing.T) {
+		if str(t, `SELECT sqlite_compileoption_used('ENABLE_FTS5')`) != "1" {
+			if fts5Tag {
+				t.Fatal("built with -tags sqlite_fts5, but SQLite has no FTS5")
+			}
+			t.Skip("FTS5 is compiled in with -tags sqlite_fts5 (or fts5), as in mattn/go-sqlite3")
+		}
 		exec(t, `CREATE VIRTUAL TABLE docs USING fts5(title, body)`)
 		exec(t, `INSERT INTO docs VALUES ('Go', 'a driver for SQLite written with cgo'),
 			('C', 'the SQLite amalgamation'), ('Rust', 'nothing about it')`)

@@ -304,7 +304,7 @@ func (w *leakWork) statementsOn(t *testing.T, dsn string) {
 	if len(cols) != 8 {
 		t.Fatalf("SELECT * after ALTER TABLE: columns %v", cols)
 	}
-	w.mustExec(t, db, "CREATE VIRTUAL TABLE IF NOT EXISTS ft USING fts5(body); INSERT INTO ft SELECT s FROM v")
+	w.mustExec(t, db, "CREATE VIRTUAL TABLE IF NOT EXISTS ft USING fts4(body); INSERT INTO ft SELECT s FROM v")
 	w.mustExec(t, db, "DROP TABLE ft; DROP TABLE v")
 	// A read-only transaction and a rolled-back one.
 	rtx, err := db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})

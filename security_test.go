@@ -47,7 +47,7 @@ func TestSecurityDefensiveRecipe(t *testing.T) {
 	soft := openTestDB(t, filepath.Join(dir, "soft.db"))
 	soft.SetMaxOpenConns(1)
 	const schema = `CREATE TABLE t(x); INSERT INTO t VALUES(1);
-		CREATE VIRTUAL TABLE ft USING fts5(body);
+		CREATE VIRTUAL TABLE ft USING fts4(body);
 		CREATE VIEW cols AS SELECT count(*) AS n FROM pragma_table_info('t');
 		CREATE VIEW tok AS SELECT fts3_tokenizer('simple') AS p`
 	testMustExec(t, hard, schema)
@@ -59,8 +59,8 @@ func TestSecurityDefensiveRecipe(t *testing.T) {
 	// Defensive: SQL cannot corrupt the file.
 	for _, q := range []struct{ sql, msg string }{
 		{"PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = sql WHERE name = 't'", "table sqlite_master may not be modified"},
-		{"INSERT INTO ft_data VALUES(1000, x'00')", "table ft_data may not be modified"},
-		{"DELETE FROM ft_config", "table ft_config may not be modified"},
+		{"INSERT INTO ft_segments VALUES(1000, x'00')", "table ft_segments may not be modified"},
+		{"DELETE FROM ft_stat", "table ft_stat may not be modified"},
 	} {
 		if _, err := hard.Exec(q.sql); err == nil || !strings.Contains(err.Error(), q.msg) {
 			t.Errorf("defensive: %s: %v, want %q", q.sql, err, q.msg)
@@ -144,7 +144,7 @@ var securityWrites = []string{
 	"CREATE INDEX t_y ON t(y)",
 	"CREATE VIEW v2 AS SELECT 1",
 	"CREATE TRIGGER tr2 AFTER INSERT ON t BEGIN SELECT 1; END",
-	"CREATE VIRTUAL TABLE ft USING fts5(a)",
+	"CREATE VIRTUAL TABLE ft USING fts4(a)",
 	"DROP TABLE spare",
 	"DROP INDEX t_x",
 	"DROP VIEW v",
