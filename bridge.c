@@ -218,20 +218,25 @@ static int bridge_fill_into(sqlite3_stmt *st, bridge_col *cols, int ncol) {
   int i, bytes = 0;
   for (i = 0; i < ncol; i++) {
     bridge_col *c = &cols[i];
-    int t = sqlite3_column_type(st, i);
+    /* One lookup of the result column instead of one per sqlite3_column_*
+    ** call (each looks the column up and takes and drops the connection's
+    ** mutex). The value is "unprotected": safe here, since database/sql
+    ** serializes the use of a connection and nothing else touches it. */
+    sqlite3_value *v = sqlite3_column_value(st, i);
+    int t = sqlite3_value_type(v);
     c->type = t;
     switch (t) {
-    case SQLITE_INTEGER: c->v.i = sqlite3_column_int64(st, i); break;
-    case SQLITE_FLOAT: c->v.f = sqlite3_column_double(st, i); break;
+    case SQLITE_INTEGER: c->v.i = sqlite3_value_int64(v); break;
+    case SQLITE_FLOAT: c->v.f = sqlite3_value_double(v); break;
     case SQLITE_TEXT:
-      c->v.p = sqlite3_column_text(st, i);
-      c->n = sqlite3_column_bytes(st, i);
+      c->v.p = sqlite3_value_text(v);
+      c->n = sqlite3_value_bytes(v);
       if (!c->v.p) c->type = SQLITE_NULL; /* out of memory converting the value */
       bytes = 1;
       break;
     case SQLITE_BLOB:
-      c->v.p = sqlite3_column_blob(st, i);
-      c->n = sqlite3_column_bytes(st, i);
+      c->v.p = sqlite3_value_blob(v);
+      c->n = sqlite3_value_bytes(v);
       bytes = 1;
       break;
     default: break;
