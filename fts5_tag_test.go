@@ -1,4 +1,4 @@
-//go:build sqlite_fts5 || fts5
+//go:build cgo && (sqlite_fts5 || fts5)
 
 package sqlite3
 
