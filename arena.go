@@ -70,6 +70,15 @@ func (a *valueArena) copyBytes(src []byte) []byte {
 	return b
 }
 
+// copyBlob is copyBytes for a BLOB value: never nil, since an empty BLOB is
+// not NULL.
+func (a *valueArena) copyBlob(src []byte) []byte {
+	if b := a.copyBytes(src); b != nil {
+		return b
+	}
+	return []byte{}
+}
+
 // copyString returns a string holding a copy of src.
 func (a *valueArena) copyString(src []byte) string {
 	b := a.copyBytes(src)

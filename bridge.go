@@ -207,7 +207,7 @@ func stmtBatch(s stmtHandle, n int) []rowCol {
 	return unsafe.Slice((*rowCol)(unsafe.Pointer(s.batch)), n*int(s.ncol))
 }
 
-// stmtReadonly reports sqlite3_stmt_readonly, read at prepare.
+// stmtReadonly reports sqlite3_stmt_readonly, read at prepare (no cgo call).
 func stmtReadonly(s stmtHandle) bool { return s.readonly != 0 }
 
 // cReset calls bridge_reset (sqlite3_reset + sqlite3_clear_bindings).
@@ -264,9 +264,6 @@ func cColumnNotNull(s stmtHandle, i int) int { return int(C.bridge_column_notnul
 func cParamName(s stmtHandle, i int) string {
 	return C.GoString(C.sqlite3_bind_parameter_name(s.stmt, C.int(i)))
 }
-
-// cStmtReadonly calls sqlite3_stmt_readonly.
-func cStmtReadonly(s stmtHandle) bool { return C.sqlite3_stmt_readonly(s.stmt) != 0 }
 
 // cAutocommit calls sqlite3_get_autocommit.
 func cAutocommit(h connHandle) bool { return C.sqlite3_get_autocommit(h.db) != 0 }

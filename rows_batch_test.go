@@ -116,7 +116,7 @@ func TestRowsNoBatchForWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows.(*SQLiteRows).s.readonly {
+	if rows.(*SQLiteRows).s.Readonly() {
 		t.Fatal("INSERT ... RETURNING reported read-only")
 	}
 	dest := make([]driver.Value, 1)

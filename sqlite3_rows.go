@@ -114,7 +114,7 @@ func (r *SQLiteRows) step() error {
 		}
 		r.err = k.berr
 		return r.err
-	case s.readonly && ncol > 0:
+	case ncol > 0 && stmtReadonly(s.h):
 		k.ahead = min(max(2*k.ahead, 2), maxAhead, max(aheadCells/ncol, 1))
 		n := cStepBatch(s.h, r.w.gen, k.ahead)
 		k.brc, k.nb, k.bi = stmtRC(s.h), n, 0
@@ -184,11 +184,7 @@ func (r *SQLiteRows) value(i int) driver.Value {
 		}
 		return box(stringType, a.stringHeader(a.copyString(src)))
 	case typeBlob:
-		b := a.copyBytes(col.bytes())
-		if b == nil {
-			b = []byte{}
-		}
-		return box(bytesType, a.sliceHeader(b))
+		return box(bytesType, a.sliceHeader(a.copyBlob(col.bytes())))
 	}
 	return nil
 }

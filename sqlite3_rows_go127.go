@@ -88,11 +88,7 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			break // sql.ConvertAssign reports the nil destination
 		}
 		if col.typ == typeBlob || col.typ == typeText && class == classNone {
-			b := s.c.arena.copyBytes(col.bytes())
-			if b == nil {
-				b = []byte{}
-			}
-			*d = b
+			*d = s.c.arena.copyBlob(col.bytes())
 			return nil
 		}
 	case *sql.RawBytes:

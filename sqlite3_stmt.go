@@ -15,7 +15,6 @@ type SQLiteStmt struct {
 	cols     []rowCol // the bridge's row buffer (C memory)
 	classes  []uint8  // column classes, computed at prepare
 	nparam   int
-	readonly bool     // sqlite3_stmt_readonly: its rows may be stepped ahead
 	names    []string // column names, built on first use
 	params   []string // parameter names, read on first use of a named argument
 	rows     *SQLiteRows
@@ -41,7 +40,7 @@ func newStmt(c *SQLiteConn, h stmtHandle) *SQLiteStmt {
 }
 
 func (s *SQLiteStmt) init(c *SQLiteConn, h stmtHandle) {
-	*s = SQLiteStmt{c: c, h: h, nparam: stmtNumParams(h), readonly: stmtReadonly(h)}
+	*s = SQLiteStmt{c: c, h: h, nparam: stmtNumParams(h)}
 	s.readShape()
 }
 
@@ -133,7 +132,7 @@ func (s *SQLiteStmt) NumInput() int { return s.nparam }
 
 // Readonly reports whether the statement leaves the database unchanged
 // (sqlite3_stmt_readonly).
-func (s *SQLiteStmt) Readonly() bool { return !s.closed && !s.c.closed && cStmtReadonly(s.h) }
+func (s *SQLiteStmt) Readonly() bool { return !s.closed && !s.c.closed && stmtReadonly(s.h) }
 
 // ColumnTableName returns the table that result column n comes from, or ""
 // for an expression (sqlite3_column_table_name).
