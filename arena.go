@@ -2,7 +2,10 @@
 
 package sqlite3
 
-import "unsafe"
+import (
+	"strings"
+	"unsafe"
+)
 
 // valueArena is where a connection copies the values it hands to database/sql
 // out of SQLite's memory. Allocating each value on its own costs one
@@ -20,33 +23,60 @@ import "unsafe"
 // own, so a small value never keeps a large one alive. The arena belongs to
 // one connection and is used only inside its calls, which database/sql
 // serializes.
+//
+// The arena moves forward by offsets, and the blocks are only stored when a
+// new one starts: handing out a value writes no pointer into the arena, so it
+// costs no write barrier while the garbage collector runs (a wide scan
+// allocates fast enough for the collector to run much of the time).
 type valueArena struct {
-	bytes  []byte   // unused rest of the current pointer-free block: TEXT/BLOB bytes and numbers
-	strs   []string // unused rest of the current block of string headers
-	slices [][]byte // unused rest of the current block of []byte headers
+	block  []byte   // current pointer-free block: TEXT/BLOB bytes and numbers
+	off    int      // bytes of block handed out
+	strs   []string // current block of string headers
+	nstrs  int      // headers of strs handed out
+	slices [][]byte // current block of []byte headers
+	nslice int      // headers of slices handed out
 	size   int      // size of the last pointer-free block; header blocks stay small until it is full
 }
 
 // Block sizes are size classes of Go's allocator, so nothing is lost to
 // rounding. A pointer-free block grows from arenaFirstBlock to arenaBlock, so
 // that a connection that reads one number does not take 4 KiB for it. Header
-// blocks hold pointers: past 512 bytes such an object carries an 8-byte
-// header of the allocator's, hence 127 strings (2,032 + 8 bytes) and 85 slices
-// (2,040 + 8) in 2,048-byte blocks, and small first blocks below 512 bytes.
+// blocks hold pointers, and a pointerful object between 512 bytes and 32 KiB
+// carries an 8-byte header of the allocator's, which no count of 16- or
+// 24-byte headers fills exactly (127 strings in 2,048 bytes cost 16.13 bytes
+// each, more than the 16 of mattn/go-sqlite3's interface boxes). So the first
+// header blocks are at most 512 bytes (no header: 32 strings, 21 slices) and
+// the later ones large objects (over 32 KiB: the type lives in the span, and
+// whole pages are filled exactly: 2,048 strings in 32 KiB, 2,048 slices in
+// 48 KiB). A header is referenced only while database/sql converts the value
+// (or while a caller keeps the driver.Value itself, as in a Scan into *any).
 const (
 	arenaFirstBlock = 512
 	arenaBlock      = 4 << 10
 	firstStrings    = 32      // 512 bytes
-	arenaStrings    = 127     // 2,048 bytes with the allocator's header
+	arenaStrings    = 2048    // 32 KiB, 4 pages
 	firstSlices     = 21      // 504 bytes
-	arenaSlices     = 85      // 2,048 bytes with the allocator's header
+	arenaSlices     = 2048    // 48 KiB, 6 pages
 	ownAllocation   = 1 << 10 // values this large are allocated on their own
 )
+
+// uninitialized returns n bytes of fresh pointer-free memory that the
+// allocator has not zeroed (strings.Builder's growth is the standard
+// library's way to ask for it): every byte the arena hands out is written by
+// its copy first, so zeroing a block would be a wasted pass over it. The
+// memory is 8-aligned, as every allocation of 8 bytes or more.
+func uninitialized(n int) []byte {
+	var sb strings.Builder
+	sb.Grow(n)
+	sb.WriteByte(0)
+	return unsafe.Slice(unsafe.StringData(sb.String()), n)
+}
 
 // refill starts a new pointer-free block with room for at least n bytes.
 func (a *valueArena) refill(n int) {
 	a.size = min(max(2*a.size, arenaFirstBlock), arenaBlock)
-	a.bytes = make([]byte, max(a.size, n)) // 8-aligned, as every allocation of 8 bytes or more
+	a.block = uninitialized(max(a.size, n))
+	a.off = 0
 }
 
 // copyBytes returns a copy of src (nil when src is empty), capped so that
@@ -57,16 +87,16 @@ func (a *valueArena) copyBytes(src []byte) []byte {
 		return nil
 	}
 	if n >= ownAllocation {
-		b := make([]byte, n)
+		b := uninitialized(n)
 		copy(b, src)
-		return b
+		return b[:n:n]
 	}
-	if n > len(a.bytes) {
+	if n > len(a.block)-a.off {
 		a.refill(n)
 	}
-	b := a.bytes[:n:n]
+	b := a.block[a.off : a.off+n : a.off+n]
 	copy(b, src)
-	a.bytes = a.bytes[n:]
+	a.off += n
 	return b
 }
 
@@ -86,38 +116,39 @@ func (a *valueArena) copyString(src []byte) string {
 }
 
 // word returns 8 bytes aligned for an int64 or a float64, from the
-// pointer-free block.
+// pointer-free block (blocks are 8-aligned, so aligning the offset is enough).
 func (a *valueArena) word() unsafe.Pointer {
-	pad := int(-uintptr(unsafe.Pointer(unsafe.SliceData(a.bytes))) & 7)
-	if pad+8 > len(a.bytes) {
+	off := (a.off + 7) &^ 7
+	if off+8 > len(a.block) {
 		a.refill(8)
-		pad = 0
+		off = 0
 	}
-	p := unsafe.Pointer(&a.bytes[pad])
-	a.bytes = a.bytes[pad+8:]
-	return p
+	a.off = off + 8
+	return unsafe.Pointer(&a.block[off])
 }
 
 // stringHeader stores s in a header block and returns its address, so that an
 // interface can point at it (see box).
 func (a *valueArena) stringHeader(s string) unsafe.Pointer {
-	if len(a.strs) == 0 {
+	if a.nstrs == len(a.strs) {
 		a.strs = make([]string, a.headers(firstStrings, arenaStrings))
+		a.nstrs = 0
 	}
-	p := &a.strs[0]
+	p := &a.strs[a.nstrs]
 	*p = s
-	a.strs = a.strs[1:]
+	a.nstrs++
 	return unsafe.Pointer(p)
 }
 
 // sliceHeader stores b in a header block and returns its address.
 func (a *valueArena) sliceHeader(b []byte) unsafe.Pointer {
-	if len(a.slices) == 0 {
+	if a.nslice == len(a.slices) {
 		a.slices = make([][]byte, a.headers(firstSlices, arenaSlices))
+		a.nslice = 0
 	}
-	p := &a.slices[0]
+	p := &a.slices[a.nslice]
 	*p = b
-	a.slices = a.slices[1:]
+	a.nslice++
 	return unsafe.Pointer(p)
 }
 
