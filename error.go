@@ -165,16 +165,20 @@ func (err Error) Offset() int { return err.offset }
 // operation's context ended: errors.Is matches both the context's error
 // (context.Canceled or context.DeadlineExceeded) and ErrInterrupt.
 type interruptedError struct {
-	ctxErr error
+	// errs is what Unwrap returns, built once: database/sql alone asks for
+	// it several times per failed query (errors.Is(err, driver.ErrBadConn)).
+	errs [2]error
+}
+
+func newInterruptedError(ctxErr error) *interruptedError {
+	return &interruptedError{errs: [2]error{ctxErr, Error{Code: ErrInterrupt, ExtendedCode: ErrNoExtended(ErrInterrupt), offset: -1}}}
 }
 
 func (e *interruptedError) Error() string {
-	return "sqlite3: interrupted: " + e.ctxErr.Error()
+	return "sqlite3: interrupted: " + e.errs[0].Error()
 }
 
-func (e *interruptedError) Unwrap() []error {
-	return []error{e.ctxErr, Error{Code: ErrInterrupt, ExtendedCode: ErrNoExtended(ErrInterrupt), offset: -1}}
-}
+func (e *interruptedError) Unwrap() []error { return e.errs[:] }
 
 // driverError is an error the driver itself detects (bad arguments, misuse);
 // it names what was wrong.

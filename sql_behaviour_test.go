@@ -1379,6 +1379,14 @@ func TestContextCancelLongQuery(t *testing.T) {
 				if !errors.Is(err, ErrInterrupt) {
 					t.Errorf("errors.Is(err, ErrInterrupt) = false for %v (%T)", err, err)
 				}
+				var se Error
+				if !errors.As(err, &se) || se.Code != ErrInterrupt || se.ExtendedCode != ErrNoExtended(ErrInterrupt) {
+					t.Errorf("errors.As(err, *Error) = %v, %#v for %v", errors.As(err, &se), se, err)
+				}
+				// database/sql unwraps it several times per failed query.
+				if n := testing.AllocsPerRun(10, func() { _ = errors.Is(err, driver.ErrBadConn) }); n != 0 {
+					t.Errorf("errors.Is on the interrupted error allocates %v times", n)
+				}
 			}
 			var n int64
 			if err := conn.QueryRowContext(context.Background(), "SELECT 1").Scan(&n); err != nil || n != 1 {

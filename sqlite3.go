@@ -274,7 +274,7 @@ func (c *SQLiteConn) errorFor(rc int, w *watch, base int) error {
 		if err == nil {
 			err = context.Canceled
 		}
-		return &interruptedError{ctxErr: err}
+		return newInterruptedError(err)
 	}
 	return errorFor(c.h, rc, base)
 }
