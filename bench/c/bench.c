@@ -613,8 +613,8 @@ static int context_query(long n, int cancellable) {
   sqlite3_stmt *st;
   char sql[256];
   if (!db) TRY(open_db(&db, ":memory:"));
-  /* What a cancellable C program does: poll a flag every 1000 VDBE ops. */
-  sqlite3_progress_handler(db, cancellable ? 1000 : 0, cancellable ? progress : NULL, NULL);
+  /* What a cancellable C program does: poll a flag every 100 VDBE ops, as the driver. */
+  sqlite3_progress_handler(db, cancellable ? 100 : 0, cancellable ? progress : NULL, NULL);
   snprintf(sql, sizeof sql,
            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < %d) SELECT count(*) FROM c",
            CONTEXT_COUNT);
