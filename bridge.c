@@ -185,6 +185,7 @@ int bridge_reserve(bridge_conn *c, int nargs, sqlite3_int64 arena) {
 static int bridge_bind(bridge_stmt *s) {
   bridge_arg *a = s->conn->args;
   int i, rc = SQLITE_OK;
+  s->bound = 0;
   for (i = 0; i < s->nparam; i++) {
     bridge_arg *v = &a[i];
     void (*del)(void *) = v->own ? free : SQLITE_TRANSIENT;
@@ -192,6 +193,7 @@ static int bridge_bind(bridge_stmt *s) {
       if (v->own) free((void *)v->v.p);
       continue;
     }
+    if (v->type == SQLITE_TEXT || v->type == SQLITE_BLOB) s->bound += v->n;
     switch (v->type) {
     case SQLITE_INTEGER: rc = sqlite3_bind_int64(s->stmt, i + 1, v->v.i); break;
     case SQLITE_FLOAT: rc = sqlite3_bind_double(s->stmt, i + 1, v->v.f); break;
@@ -287,6 +289,10 @@ int bridge_exec(bridge_stmt *s, uint64_t gen) {
   /* Reset now so the statement holds no lock while it waits for reuse. On error
   ** the step's code is kept: reset returns the same one. */
   sqlite3_reset(s->stmt);
+  if (s->bound >= BRIDGE_KEEP_BOUND) {
+    sqlite3_clear_bindings(s->stmt);
+    s->bound = 0;
+  }
   return rc;
 }
 
@@ -346,6 +352,7 @@ int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max) {
 int bridge_reset(bridge_stmt *s) {
   int rc = sqlite3_reset(s->stmt);
   sqlite3_clear_bindings(s->stmt);
+  s->bound = 0;
   s->rc = SQLITE_DONE;
   return rc;
 }

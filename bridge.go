@@ -220,6 +220,7 @@ func stmtInt(s stmtHandle) C.uintptr_t { return C.uintptr_t(uintptr(unsafe.Point
 func stmtNumColumns(s stmtHandle) int     { return int(s.ncol) }
 func stmtNumParams(s stmtHandle) int      { return int(s.nparam) }
 func stmtRC(s stmtHandle) int             { return int(s.rc) }
+func stmtKeepsBound(s stmtHandle) bool    { return s.bound >= C.BRIDGE_KEEP_BOUND }
 func stmtShape(s stmtHandle) int          { return int(s.shape) }
 func stmtChanges(s stmtHandle) int64      { return int64(s.changes) }
 func stmtLastInsertID(s stmtHandle) int64 { return int64(s.last_id) }

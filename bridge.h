@@ -62,6 +62,12 @@ typedef struct bridge_arg {
 
 #define BRIDGE_ZEROBLOB 100 /* v.i zero bytes */
 
+/* Bound values of this many bytes or more are cleared when a run ends, so that
+** an idle statement (in the statement cache) does not keep them; smaller ones
+** stay until the next run rebinds, which costs nothing. Go's SQLiteRows.Close
+** reads the same limit. */
+#define BRIDGE_KEEP_BOUND (64 << 10)
+
 typedef struct bridge_conn bridge_conn;
 typedef struct bridge_stmt bridge_stmt;
 
@@ -78,6 +84,7 @@ struct bridge_stmt {
   bridge_col *batch;   /* batch_cap rows of ncol entries, filled by bridge_step_batch */
   int batch_cap;
   int readonly;        /* sqlite3_stmt_readonly: rows may be stepped ahead */
+  sqlite3_int64 bound; /* TEXT/BLOB bytes bound by the last bridge_bind, which SQLite keeps until cleared */
   unsigned char *classes; /* ncol entries of BRIDGE_CLASS_* */
   const char **names;  /* ncol entries, filled by bridge_names */
 };

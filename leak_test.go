@@ -99,6 +99,7 @@ func TestLeakChild(t *testing.T) {
 	if open := memoryUsed(); open <= base {
 		t.Fatalf("SQLite heap %d bytes with a connection open, %d without: memory statistics are not on", open, base)
 	}
+	leakBoundValues(t, db)
 	db.Close()
 	w = leakWork{}
 	t.Logf("steady state after one round: SQLite heap %d bytes, %d goroutines", base, g0)
@@ -116,6 +117,46 @@ func TestLeakChild(t *testing.T) {
 		}
 	}
 	t.Logf("%d more rounds: %s; SQLite heap back to %d bytes each time, goroutines back to %d", rounds, w.summary(), base, g0)
+}
+
+// leakBoundValues checks that a statement waiting in the cache keeps no large
+// bound values: SQLite holds its copy of each TEXT or BLOB argument until the
+// statement is reset with its bindings cleared.
+func leakBoundValues(t *testing.T, db *sql.DB) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const q = "SELECT length(?) + length(?)"
+	half := strings.Repeat("x", 40<<10) // two of them: above the bridge's limit, each copied by SQLite
+	runs := map[string]func(a, b any) error{
+		"exec": func(a, b any) error { _, err := conn.ExecContext(ctx, q, a, b); return err },
+		"query read to the end": func(a, b any) error {
+			rows, err := conn.QueryContext(ctx, q, a, b)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+			}
+			return errors.Join(rows.Err(), rows.Close())
+		},
+		"query row": func(a, b any) error { var n int64; return conn.QueryRowContext(ctx, q, a, b).Scan(&n) },
+	}
+	for name, run := range runs {
+		if err := run("a", "b"); err != nil { // the statement is prepared and cached
+			t.Fatal(err)
+		}
+		before := memoryUsed()
+		if err := run(half, half); err != nil {
+			t.Fatal(err)
+		}
+		if grown := memoryUsed() - before; grown > 8<<10 {
+			t.Errorf("%s: SQLite heap %+d bytes after a run with %d bytes of arguments: the idle statement keeps them", name, grown, 2*len(half))
+		}
+	}
 }
 
 // leakSettle waits for the goroutine count to come back to baseline.

@@ -395,7 +395,10 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 
 // queryInt runs a single-row, single-column statement of the driver's own.
 func (c *SQLiteConn) queryInt(query string) (int64, error) {
-	s, _, rc := c.prepareCached(query, 0)
+	s, _, rc, err := c.prepareCached(query, 0)
+	if err != nil {
+		return 0, err
+	}
 	if rc != sqliteOK {
 		return 0, errorFor(c.h, rc, 0)
 	}

@@ -18,6 +18,7 @@ type SQLiteRows struct {
 	w       watch // the query's cancellation, disarmed at Close
 	pending bool  // the first row was stepped by the query call
 	done    bool
+	halted  bool // the statement returned SQLITE_DONE: it holds no lock, and the next run resets it
 	closed  bool
 	err     error // why the rows ended early
 	decl    []string
@@ -110,6 +111,7 @@ func (r *SQLiteRows) step() error {
 		k.nb = 0
 		r.done = true
 		if k.brc == sqliteDone {
+			r.halted = true
 			return io.EOF
 		}
 		r.err = k.berr
@@ -136,7 +138,7 @@ func (r *SQLiteRows) step() error {
 	case sqliteRow:
 		return nil
 	case sqliteDone:
-		r.done = true
+		r.done, r.halted = true, true
 		return io.EOF
 	}
 	r.done = true
@@ -204,7 +206,14 @@ func (r *SQLiteRows) Close() error {
 	if s.closed || s.c.closed {
 		return nil
 	}
-	cReset(s.h)
+	if !r.halted || stmtKeepsBound(s.h) {
+		// A statement that ran to its end has already released its locks
+		// (and committed, in autocommit mode); the reset that every run
+		// starts with (bridge_query, bridge_exec) is enough for it, which
+		// saves a cgo call per query read to the end. Large bound values
+		// are still cleared now, not kept by an idle statement.
+		cReset(s.h)
+	}
 	if s.releaseOnRowsClose {
 		s.c.release(s)
 	}

@@ -80,13 +80,13 @@ func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.S
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := checkQuery(query); err != nil {
-		return nil, err
-	}
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
-	s, tail, rc := c.prepareCached(query, 0)
+	s, tail, rc, err := c.prepareCached(query, 0)
+	if err != nil {
+		return nil, err
+	}
 	if rc != sqliteOK {
 		return nil, errorFor(c.h, rc, 0)
 	}
@@ -241,9 +241,6 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 	if err := c.usable(); err != nil {
 		return nil, err
 	}
-	if err := checkQuery(query); err != nil {
-		return nil, err
-	}
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
@@ -253,8 +250,11 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 	}
 	defer w.done()
 	b := binder{args: args}
+	s, tail, rc, err := c.prepareCached(query, w.gen)
+	if err != nil {
+		return nil, err
+	}
 	res := &SQLiteResult{}
-	s, tail, rc := c.prepareCached(query, w.gen)
 	var scratch *SQLiteStmt // the statements after the first, one at a time (allocated only for scripts)
 	for off := 0; ; {
 		if rc != sqliteOK {
@@ -310,9 +310,6 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 	if err := c.usable(); err != nil {
 		return nil, err
 	}
-	if err := checkQuery(query); err != nil {
-		return nil, err
-	}
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
@@ -321,7 +318,11 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 		return nil, err
 	}
 	b := binder{args: args}
-	s, tail, rc := c.prepareCached(query, w.gen)
+	s, tail, rc, err := c.prepareCached(query, w.gen)
+	if err != nil {
+		w.done()
+		return nil, err
+	}
 	var scratch *SQLiteStmt // the statements after the first, while they are not the last
 	for off := 0; ; {
 		if rc != sqliteOK {
@@ -379,7 +380,10 @@ func (c *SQLiteConn) Query(query string, args []driver.Value) (driver.Rows, erro
 // execOne runs a single statement of the driver's own (PRAGMAs, transaction
 // control), refusing anything after it.
 func (c *SQLiteConn) execOne(query string) error {
-	s, tail, rc := c.prepareCached(query, 0)
+	s, tail, rc, err := c.prepareCached(query, 0)
+	if err != nil {
+		return err
+	}
 	if rc != sqliteOK {
 		return errorFor(c.h, rc, 0)
 	}

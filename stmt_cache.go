@@ -57,22 +57,27 @@ func (sc *stmtCache) drop() {
 
 // prepareCached returns a statement for query, from the cache when possible.
 // A statement the cache may keep afterwards has s.cacheKey set.
-func (c *SQLiteConn) prepareCached(query string, gen uint64) (*SQLiteStmt, int, int) {
+func (c *SQLiteConn) prepareCached(query string, gen uint64) (*SQLiteStmt, int, int, error) {
 	if s := c.cache.take(query); s != nil {
 		s.closed = false
 		s.releaseOnRowsClose = false
-		return s, len(query), sqliteOK
+		return s, len(query), sqliteOK, nil
+	}
+	// A cached statement's text passed this check when it was prepared; a
+	// hit skips the scan of the SQL.
+	if err := checkQuery(query); err != nil {
+		return nil, 0, sqliteOK, err
 	}
 	h, tail, rc := cPrepare(c.h, query, true, 0, 0, gen)
 	if rc != sqliteOK || h == nil {
-		return nil, tail, rc
+		return nil, tail, rc, nil
 	}
 	s := newStmt(c, h)
 	if c.cache.max > 0 && onlyTrivia(query[tail:]) {
 		s.cacheKey = query
 		tail = len(query)
 	}
-	return s, tail, rc
+	return s, tail, rc, nil
 }
 
 // release is the end of a use of s by the connection: back to the cache when
