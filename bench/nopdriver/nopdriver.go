@@ -145,8 +145,9 @@ func (result) LastInsertId() (int64, error) { return 0, nil }
 func (result) RowsAffected() (int64, error) { return 0, nil }
 
 type rows struct {
-	a *Answer
-	i int
+	a   *Answer
+	i   int
+	cur []driver.Value // the row NextRow moved to (Go 1.27, scan_go127.go)
 }
 
 func (r *rows) Columns() []string { return r.a.Columns }
