@@ -116,15 +116,27 @@ func (a *valueArena) copyString(src []byte) string {
 }
 
 // word returns 8 bytes aligned for an int64 or a float64, from the
-// pointer-free block (blocks are 8-aligned, so aligning the offset is enough).
-func (a *valueArena) word() unsafe.Pointer {
+// pointer-free block.
+func (a *valueArena) word() unsafe.Pointer { return a.aligned(8) }
+
+// aligned returns n bytes aligned to 8 from the pointer-free block (blocks
+// are 8-aligned, so aligning the offset is enough). n is at most arenaFirstBlock.
+func (a *valueArena) aligned(n int) unsafe.Pointer {
 	off := (a.off + 7) &^ 7
-	if off+8 > len(a.block) {
-		a.refill(8)
+	if off+n > len(a.block) {
+		a.refill(n)
 		off = 0
 	}
-	a.off = off + 8
+	a.off = off + n
 	return unsafe.Pointer(&a.block[off])
+}
+
+// result returns an Exec's result, cut from the pointer-free block (it holds
+// no pointers), so that an Exec costs no allocation of its own.
+func (a *valueArena) result(id, changes int64) *SQLiteResult {
+	r := (*SQLiteResult)(a.aligned(int(unsafe.Sizeof(SQLiteResult{}))))
+	*r = SQLiteResult{id: id, changes: changes}
+	return r
 }
 
 // stringHeader stores s in a header block and returns its address, so that an

@@ -211,7 +211,7 @@ func (s *SQLiteStmt) exec(w *watch) (driver.Result, error) {
 	if rc := cExec(s.h, w.gen); rc != sqliteOK {
 		return nil, s.c.errorFor(rc, w, 0)
 	}
-	return &SQLiteResult{id: stmtLastInsertID(s.h), changes: stmtChanges(s.h)}, nil
+	return s.c.arena.result(stmtLastInsertID(s.h), stmtChanges(s.h)), nil
 }
 
 // query runs the bound statement up to its first row and returns the rows,
@@ -254,7 +254,7 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 	if err != nil {
 		return nil, err
 	}
-	res := &SQLiteResult{}
+	res := c.arena.result(0, 0)
 	var scratch *SQLiteStmt // the statements after the first, one at a time (allocated only for scripts)
 	for off := 0; ; {
 		if rc != sqliteOK {

@@ -265,3 +265,45 @@ func TestStmtCacheQueryThenPrepare(t *testing.T) {
 		}
 	}
 }
+
+// An Exec at the driver level allocates nothing of its own in steady state:
+// its result is cut from the connection's arena, the statement comes from the
+// cache, and its arguments are bound through C memory.
+func TestExecAllocatesNothing(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	ctx := context.Background()
+	if _, err := c.ExecContext(ctx, "CREATE TABLE t(x INTEGER, y TEXT)", nil); err != nil {
+		t.Fatal(err)
+	}
+	args := []driver.NamedValue{{Ordinal: 1, Value: int64(7)}, {Ordinal: 2, Value: "seven"}}
+	var last driver.Result
+	allocs := testing.AllocsPerRun(1000, func() {
+		res, err := c.ExecContext(ctx, "INSERT INTO t VALUES (?, ?)", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = res
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per cached Exec", allocs)
+	}
+	// Results stay what they were when later Execs reuse the arena.
+	first, err := c.ExecContext(ctx, "INSERT INTO t VALUES (?, ?)", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5000 {
+		if _, err := c.ExecContext(ctx, "DELETE FROM t WHERE rowid = (SELECT min(rowid) FROM t)", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if id, _ := first.LastInsertId(); id != 1002 {
+		t.Errorf("first result's LastInsertId = %d after later Execs, want 1002", id)
+	}
+	if n, _ := first.RowsAffected(); n != 1 {
+		t.Errorf("first result's RowsAffected = %d after later Execs, want 1", n)
+	}
+	if id, _ := last.LastInsertId(); id != 1001 {
+		t.Errorf("LastInsertId = %d, want 1001", id)
+	}
+}
