@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -647,4 +648,34 @@ func BenchmarkContext(b *testing.B) {
 		defer cancel()
 		run(b, ctx)
 	})
+}
+
+// BenchmarkCancelLatency starts a query that would run for seconds, cancels
+// its context 2 ms later and waits for the query to return: the latency
+// metric is the median time from cancel() to the error, B/op and allocs/op
+// what a cancelled query costs (bench/ runs the same workload on every driver).
+func BenchmarkCancelLatency(b *testing.B) {
+	const query = `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 100000000)
+		SELECT count(*) FROM c`
+	db := benchOpenMemory(b)
+	var lat []time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			var n int64
+			done <- db.QueryRowContext(ctx, query).Scan(&n)
+		}()
+		time.Sleep(2 * time.Millisecond)
+		start := time.Now()
+		cancel()
+		err := <-done
+		lat = append(lat, time.Since(start))
+		if err == nil {
+			b.Fatal("the query finished before it was cancelled")
+		}
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "latency-ns")
 }
