@@ -138,7 +138,9 @@ func TestValueArenaCostsNoRounding(t *testing.T) {
 		a.stringHeader(a.copyString(src))
 		a.sliceHeader(a.copyBytes(src))
 	}
-	const n = arenaStrings * 16
+	// Whole header blocks, and enough of them that a few KiB allocated by
+	// other goroutines meanwhile weigh under 0.05 bytes per pair.
+	const n = arenaStrings * 128
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -148,7 +150,7 @@ func TestValueArenaCostsNoRounding(t *testing.T) {
 	}
 	runtime.ReadMemStats(&after)
 	perValue := float64(after.TotalAlloc-before.TotalAlloc) / n
-	if want := 64*2 + 16 + 24 + 0.01; perValue > want {
-		t.Fatalf("%.2f bytes per (string, []byte) pair of 64-byte values, want at most %.1f", perValue, want)
+	if want := 64*2 + 16 + 24 + 0.05; perValue > want {
+		t.Fatalf("%.2f bytes per (string, []byte) pair of 64-byte values, want at most %.2f", perValue, want)
 	}
 }
