@@ -114,6 +114,27 @@ func TestDeclTypes(t *testing.T) {
 			t.Fatalf("DeclTypes() = %q, want %q", got, want)
 		}
 	}
+	rows.Close()
+
+	// The statement cache keeps the statement; after the table changes,
+	// SQLite re-prepares it and the declared types follow.
+	for _, q := range []string{"DROP TABLE d", "CREATE TABLE d (a TEXT, b BLOB, c DATE, e BOOLEAN)"} {
+		if _, err := c.ExecContext(ctx, q, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err = c.QueryContext(ctx, "SELECT a, b, c, e, 1 FROM d", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got = rows.(*SQLiteRows).DeclTypes()
+	want = []string{"text", "blob", "date", "boolean", ""}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("after the schema change DeclTypes() = %q, want %q", got, want)
+		}
+	}
 }
 
 // A read-only transaction on a connection that is read-only by its DSN leaves

@@ -21,7 +21,6 @@ type SQLiteRows struct {
 	halted  bool // the statement returned SQLITE_DONE: it holds no lock, and the next run resets it
 	closed  bool
 	err     error // why the rows ended early
-	decl    []string
 }
 
 // rowCursor is where the current row of a statement's run is: the
@@ -235,16 +234,18 @@ func (r *SQLiteRows) detach() {
 // DeclTypes returns the declared types of the columns, lowercased
 // (sqlite3_column_decltype), as mattn/go-sqlite3 does.
 func (r *SQLiteRows) DeclTypes() []string {
-	if r.decl == nil {
-		s := r.s
-		r.decl = make([]string, len(s.cols))
-		if !s.closed && !s.c.closed {
-			for i := range r.decl {
-				r.decl[i] = strings.ToLower(cColumnDeclType(s.h, i))
-			}
+	s := r.s
+	if s.decl == nil {
+		decl := make([]string, len(s.cols))
+		if s.closed || s.c.closed {
+			return decl
 		}
+		for i := range decl {
+			decl[i] = strings.ToLower(cColumnDeclType(s.h, i))
+		}
+		s.decl = decl
 	}
-	return r.decl
+	return s.decl
 }
 
 // ColumnTypeDatabaseTypeName returns the declared type of column i as written

@@ -16,6 +16,7 @@ type SQLiteStmt struct {
 	classes  []uint8  // column classes, computed at prepare
 	nparam   int
 	names    []string // column names, built on first use
+	decl     []string // lowercased declared types (DeclTypes), built on first use
 	params   []string // parameter names, read on first use of a named argument
 	rows     *SQLiteRows
 	run      rowCursor // where the current row of the last run is
@@ -50,7 +51,7 @@ func (s *SQLiteStmt) readShape() {
 	s.cols = stmtCols(s.h)
 	s.classes = stmtClasses(s.h)
 	s.shape = stmtShape(s.h)
-	s.names = nil
+	s.names, s.decl = nil, nil
 }
 
 // finalize frees the statement for good (sqlite3_finalize).
