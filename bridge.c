@@ -8,10 +8,17 @@
 #include <string.h>
 #include "bridge.h"
 
-/* Stops the running statement once Go has marked its operation cancelled. */
+/* Stops the running statement once Go has marked its operation cancelled.
+** SQLite also calls the handler as sqlite3_step returns, after the statement
+** may have halted: its changes are then made (committed, in autocommit mode),
+** and stopping it there would still report SQLITE_INTERRUPT, for a statement
+** that completed. So only a statement that is still running is stopped
+** (sqlite3_stmt_busy: stepped and not yet halted); outside any step (while
+** preparing) the operation stops at once. */
 static int bridge_progress(void *arg) {
   bridge_conn *c = (bridge_conn *)arg;
-  return c->armed != 0 && __atomic_load_n(c->cancelled, __ATOMIC_RELAXED) == c->armed;
+  if (c->armed == 0 || __atomic_load_n(c->cancelled, __ATOMIC_RELAXED) != c->armed) return 0;
+  return c->running == 0 || sqlite3_stmt_busy(c->running);
 }
 
 /* Arms cancellation for the operation gen before running SQL. The progress
@@ -254,9 +261,12 @@ static void bridge_fill(bridge_stmt *s) { bridge_fill_into(s->stmt, s->cols, s->
 ** sqlite3_interrupt (a panicking collation) is not a row. */
 static int bridge_run(bridge_stmt *s) {
   bridge_conn *c = s->conn;
+  sqlite3_stmt *outer = c->running;
   int rc;
   c->depth++;
+  c->running = s->stmt;
   rc = sqlite3_step(s->stmt);
+  c->running = outer;
   c->depth--;
 #if SQLITE_VERSION_NUMBER >= 3041000
   if (rc == SQLITE_ROW && sqlite3_is_interrupted(c->db)) rc = SQLITE_INTERRUPT;

@@ -104,6 +104,7 @@ struct bridge_conn {
   uint64_t *cancelled; /* pinned Go memory, set once after open */
   int watching;        /* progress handler installed */
   int depth;           /* sqlite3_step calls in progress: >0 while a callback runs */
+  sqlite3_stmt *running; /* the statement in the innermost sqlite3_step, or 0 */
 
   /* NUL-terminated copy of the SQL being prepared, so statements are prepared
   ** by offset into one buffer: SQLite copies any SQL that is not NUL-terminated,

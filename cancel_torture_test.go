@@ -15,6 +15,7 @@ package sqlite3
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -539,4 +540,92 @@ func TestCancelDuringBusyWait(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("ExecContext while another connection holds the write lock: %v, want context.DeadlineExceeded", err)
 	}
+}
+
+// SQLite calls the progress handler once more as sqlite3_step returns, after
+// the statement has halted and its changes are made (committed, in autocommit
+// mode). A cancellation seen there must not turn the completed statement into
+// an "interrupted" error: the caller would believe that a committed INSERT
+// failed, or commit a transaction holding a statement it was told had failed
+// (found by TestCancelTorture). Here a function marks the operation cancelled
+// synchronously while the statement runs. A one-row INSERT has no loop check
+// after it, so only the end-of-step call can see the cancellation: the INSERT
+// must complete. An INSERT of more rows is stopped in its loop (nothing
+// written) or, when no loop check comes before its end, completes. The phase
+// of the progress handler's period moves with every run of the cached
+// statements, so 400 runs meet every case many times.
+func TestCancelAtStatementEndIsNotAnError(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	ctx := context.Background()
+	if err := c.RegisterFunc("cancel_now", func() int64 {
+		raise(c.cancelled, c.gen) // the running operation's generation
+		return 1
+	}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExecContext(ctx, "CREATE TABLE t(k INTEGER PRIMARY KEY, v)", nil); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		insertOne  = "INSERT INTO t(k, v) VALUES (? + 1, cancel_now())"
+		insertMany = `WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x < ?)
+			INSERT INTO t(k, v) SELECT ? + x, cancel_now() FROM s`
+	)
+	var failed, done int
+	for run := range 400 {
+		rows, base, tx := int64(1), int64(run*100), run%4 >= 2
+		query, args := insertOne, []driver.NamedValue{{Ordinal: 1, Value: base}}
+		if run%2 == 1 {
+			rows = int64(2 + run%11)
+			query, args = insertMany, []driver.NamedValue{{Ordinal: 1, Value: rows}, {Ordinal: 2, Value: base}}
+		}
+		if tx {
+			if _, err := c.ExecContext(ctx, "BEGIN", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		_, err := c.ExecContext(cctx, query, args)
+		cancel()
+		if err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if tx {
+			_, cerr := c.ExecContext(ctx, "COMMIT", nil)
+			if cerr != nil && err == nil {
+				t.Fatalf("run %d: COMMIT after a successful INSERT: %v", run, cerr)
+			}
+		}
+		n := testRawCount(t, c, "SELECT count(*) FROM t WHERE k > ? AND k < ? + 100", base)
+		switch {
+		case err != nil && rows == 1:
+			t.Fatalf("run %d (transaction %v): one-row INSERT returned %v (%d rows there): a cancellation seen after its last instruction stopped it", run, tx, err, n)
+		case err != nil && n != 0:
+			t.Fatalf("run %d (transaction %v): INSERT of %d rows returned %v, but %d rows are there", run, tx, rows, err, n)
+		case err == nil && n != rows:
+			t.Fatalf("run %d (transaction %v): INSERT of %d rows succeeded, but %d rows are there", run, tx, rows, n)
+		case err != nil:
+			failed++
+		default:
+			done++
+		}
+	}
+	t.Logf("400 runs: %d stopped in their loop (nothing written), %d completed", failed, done)
+	if failed == 0 || done == 0 {
+		t.Error("the runs no longer meet both cases: the test does not exercise the end of a step")
+	}
+}
+
+func testRawCount(t *testing.T, c *SQLiteConn, query string, arg int64) int64 {
+	t.Helper()
+	rows, err := c.QueryContext(context.Background(), query, []driver.NamedValue{{Ordinal: 1, Value: arg}, {Ordinal: 2, Value: arg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, 1)
+	if err := rows.Next(dest); err != nil {
+		t.Fatal(err)
+	}
+	return dest[0].(int64)
 }
