@@ -18,7 +18,6 @@ type SQLiteRows struct {
 	w       watch // the query's cancellation, disarmed at Close
 	pending bool  // the first row was stepped by the query call
 	done    bool
-	halted  bool // the statement returned SQLITE_DONE: it holds no lock, and the next run resets it
 	closed  bool
 	err     error // why the rows ended early
 }
@@ -110,7 +109,6 @@ func (r *SQLiteRows) step() error {
 		k.nb = 0
 		r.done = true
 		if k.brc == sqliteDone {
-			r.halted = true
 			return io.EOF
 		}
 		r.err = k.berr
@@ -137,7 +135,7 @@ func (r *SQLiteRows) step() error {
 	case sqliteRow:
 		return nil
 	case sqliteDone:
-		r.done, r.halted = true, true
+		r.done = true
 		return io.EOF
 	}
 	r.done = true
@@ -199,16 +197,19 @@ func (r *SQLiteRows) Close() error {
 	r.closed = true
 	r.w.done()
 	s := r.s
-	if s.rows == r {
-		s.rows = nil
+	if s.rows != r {
+		// Detached: the statement was closed, or runs again for newer rows,
+		// which resetting it here would restart.
+		return nil
 	}
+	s.rows = nil
 	if s.closed || s.c.closed {
 		return nil
 	}
-	if !r.halted || stmtKeepsBound(s.h) {
-		// A statement that ran to its end has already released its locks
-		// (and committed, in autocommit mode); the reset that every run
-		// starts with (bridge_query, bridge_exec) is enough for it, which
+	if halted := r.done && r.err == nil; !halted || stmtKeepsBound(s.h) {
+		// A statement that ran to its end (SQLITE_DONE) has already released
+		// its locks (and committed, in autocommit mode); the reset that every
+		// run starts with (bridge_query, bridge_exec) is enough for it, which
 		// saves a cgo call per query read to the end. Large bound values
 		// are still cleared now, not kept by an idle statement.
 		cReset(s.h)

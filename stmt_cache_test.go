@@ -180,14 +180,18 @@ func TestStmtRerunEndsOpenRows(t *testing.T) {
 	if err := r1.Next(dest); err == nil {
 		t.Fatalf("old rows still read %v after the statement was run again", dest[0])
 	}
-	n := 0
+	// Closing the old rows leaves the statement's new run alone.
+	if err := r2.Next(dest); err != nil || dest[0] != int64(1) {
+		t.Fatalf("new rows, first row: %v %v", dest[0], err)
+	}
+	r1.Close()
+	n := 1
 	for r2.Next(dest) == nil {
 		n++
 	}
 	if n != 3 {
 		t.Fatalf("new rows gave %d rows, want 3", n)
 	}
-	r1.Close()
 	r2.Close()
 }
 
