@@ -154,7 +154,8 @@ int bridge_reserve(bridge_conn *c, int nargs, sqlite3_int64 arena);
 
 /* Resets s, binds c->args[0:nparam] to it, then steps it to the end.
 ** Leaves sqlite3_changes64 and sqlite3_last_insert_rowid in s->changes and
-** s->last_id, and the statement reset. */
+** s->last_id, and the statement reset (its bindings cleared too when they
+** hold BRIDGE_KEEP_BOUND bytes or more). */
 int bridge_exec(bridge_stmt *s, uint64_t gen);
 
 /* Resets s, binds c->args[0:nparam] and steps the first row (into s->cols).
