@@ -182,10 +182,8 @@ func BenchmarkSuite(b *testing.B) {
 	} {
 		b.Run(bm.name, func(b *testing.B) { bm.fn(b, db) })
 	}
-	// TODO: BenchmarkCustomFunctions (mattn runs "SELECT custom_add(1,2)"
-	// with an impure Go function registered through a ConnectHook) once the
-	// driver can register Go functions. mattn declares it as a top-level
-	// benchmark, so keep that name and level for benchstat.
+	// mattn's BenchmarkCustomFunctions is a top-level benchmark, so it keeps
+	// that name and level here too, in func_bench_test.go.
 }
 
 // The suite benchmarks below declare their scan targets inside the loop, as

@@ -71,12 +71,16 @@ var builtinFormats = append([]string(nil), SQLiteTimestampFormats...)
 
 // defaultFormats reports whether SQLiteTimestampFormats still holds the
 // shipped formats, which parseDefaultFormats implements without time.Parse.
+// It runs for every timestamp read, so it compares the strings' addresses
+// rather than their bytes: a format replaced by an equal copy only costs the
+// slow path, never a wrong parse.
 func defaultFormats() bool {
 	if len(SQLiteTimestampFormats) != len(builtinFormats) {
 		return false
 	}
 	for i, f := range builtinFormats {
-		if SQLiteTimestampFormats[i] != f {
+		g := SQLiteTimestampFormats[i]
+		if unsafe.StringData(g) != unsafe.StringData(f) || len(g) != len(f) {
 			return false
 		}
 	}
@@ -95,12 +99,12 @@ func parseDefaultFormats(s string) (time.Time, bool) {
 	year, ok1 := digits(s[0:4])
 	month, ok2 := digits(s[5:7])
 	day, ok3 := digits(s[8:10])
-	if !ok1 || !ok2 || !ok3 || month < 1 || month > 12 || day < 1 || day > daysIn(time.Month(month), year) {
+	if !ok1 || !ok2 || !ok3 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
 		return time.Time{}, false
 	}
 	s = s[10:]
-	var hour, minute, sec, nsec int
-	zone := time.UTC
+	var hour, minute, sec, nsec, offset int
+	var zone *time.Location // nil: UTC
 	if len(s) > 0 {
 		if len(s) < 6 || (s[0] != ' ' && s[0] != 'T') || s[3] != ':' {
 			return time.Time{}, false
@@ -144,7 +148,7 @@ func parseDefaultFormats(s string) (time.Time, bool) {
 			if !ok1 || !ok2 || zh > 24 || zm > 60 {
 				return time.Time{}, false
 			}
-			offset := zh*3600 + zm*60
+			offset = zh*3600 + zm*60
 			if s[0] == '-' {
 				offset = -offset
 			}
@@ -153,7 +157,14 @@ func parseDefaultFormats(s string) (time.Time, bool) {
 			}
 		}
 	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, zone), true
+	// time.Date would normalize and look the zone up again; every field is
+	// already in range, so the instant is computed directly.
+	unix := civilDays(year, month, day)*86400 + int64(hour*3600+minute*60+sec-offset)
+	t := time.Unix(unix, int64(nsec))
+	if zone == nil {
+		return t.UTC(), true
+	}
+	return t.In(zone), true
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -170,6 +181,33 @@ func digits(s string) (int, bool) {
 	return n, true
 }
 
-func daysIn(m time.Month, year int) int {
-	return time.Date(year, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+// daysIn is the length of month m (1-12) of the proleptic Gregorian year.
+func daysIn(m, year int) int {
+	if m == 2 {
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 30 + (m+m>>3)&1 // 31 for January, March, May, July, August, October, December
+}
+
+// civilDays is the number of days from 1970-01-01 to the given date of the
+// proleptic Gregorian calendar (negative before it), by Howard Hinnant's
+// days-from-civil method: years are counted from March, so that the leap day
+// ends a year, in 400-year eras of 146,097 days.
+func civilDays(year, month, day int) int64 {
+	y := int64(year)
+	if month <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400                     // year of the era, 0-399
+	mp := int64(month+9) % 12              // months since March, 0-11
+	doy := (153*mp+2)/5 + int64(day) - 1   // day of the year, 0-365
+	doe := yoe*365 + yoe/4 - yoe/100 + doy // day of the era, 0-146096
+	return era*146097 + doe - 719468       // 719,468 days from 0000-03-01 to 1970-01-01
 }

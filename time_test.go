@@ -61,6 +61,22 @@ func TestParseTimeLocation(t *testing.T) {
 	}
 }
 
+// The calendar arithmetic behind the fast parser must agree with the time
+// package on every day of the years it can read (0000-9999).
+func TestCivilDaysMatchesTimeDate(t *testing.T) {
+	for d := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC); d.Year() < 10000; d = d.AddDate(0, 0, 1) {
+		y, m, day := d.Date()
+		if got, want := civilDays(y, int(m), day), d.Unix()/86400; got != want {
+			t.Fatalf("%v: civilDays %d, want %d", d, got, want)
+		}
+		if day == 1 {
+			if got, want := daysIn(int(m), y), d.AddDate(0, 1, -1).Day(); got != want {
+				t.Fatalf("%v: daysIn %d, want %d", d, got, want)
+			}
+		}
+	}
+}
+
 func BenchmarkParseTime(b *testing.B) {
 	in := []byte("2026-11-29 23:04:05.123456789+01:00")
 	for b.Loop() {
