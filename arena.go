@@ -4,6 +4,7 @@ package sqlite3
 
 import (
 	"strings"
+	"time"
 	"unsafe"
 )
 
@@ -29,13 +30,15 @@ import (
 // costs no write barrier while the garbage collector runs (a wide scan
 // allocates fast enough for the collector to run much of the time).
 type valueArena struct {
-	block  []byte   // current pointer-free block: TEXT/BLOB bytes and numbers
-	off    int      // bytes of block handed out
-	strs   []string // current block of string headers
-	nstrs  int      // headers of strs handed out
-	slices [][]byte // current block of []byte headers
-	nslice int      // headers of slices handed out
-	size   int      // size of the last pointer-free block; header blocks stay small until it is full
+	block  []byte      // current pointer-free block: TEXT/BLOB bytes and numbers
+	off    int         // bytes of block handed out
+	strs   []string    // current block of string headers
+	nstrs  int         // headers of strs handed out
+	slices [][]byte    // current block of []byte headers
+	nslice int         // headers of slices handed out
+	times  []time.Time // current block of date/time values
+	ntimes int         // times handed out
+	size   int         // size of the last pointer-free block; header blocks stay small until it is full
 }
 
 // Block sizes are size classes of Go's allocator, so nothing is lost to
@@ -48,8 +51,10 @@ type valueArena struct {
 // header blocks are at most 512 bytes (no header: 32 strings, 21 slices) and
 // the later ones large objects (over 32 KiB: the type lives in the span, and
 // whole pages are filled exactly: 2,048 strings in 32 KiB, 2,048 slices in
-// 48 KiB). A header is referenced only while database/sql converts the value
-// (or while a caller keeps the driver.Value itself, as in a Scan into *any).
+// 48 KiB). Blocks of time.Time (24 bytes, with a *time.Location) follow the
+// slices' sizes. A header or time is referenced only while database/sql
+// converts the value (or while a caller keeps the driver.Value itself, as in
+// a Scan into *any).
 const (
 	arenaFirstBlock = 512
 	arenaBlock      = 4 << 10
@@ -57,6 +62,8 @@ const (
 	arenaStrings    = 2048    // 32 KiB, 4 pages
 	firstSlices     = 21      // 504 bytes
 	arenaSlices     = 2048    // 48 KiB, 6 pages
+	firstTimes      = 21      // 504 bytes: a time.Time is 24 bytes, as a []byte header
+	arenaTimes      = 2048    // 48 KiB
 	ownAllocation   = 1 << 10 // values this large are allocated on their own
 )
 
@@ -161,6 +168,23 @@ func (a *valueArena) sliceHeader(b []byte) unsafe.Pointer {
 	p := &a.slices[a.nslice]
 	*p = b
 	a.nslice++
+	return unsafe.Pointer(p)
+}
+
+// timeValue stores t in a block of times and returns its address: a
+// DATETIME column read through Next would otherwise allocate a box per row.
+func (a *valueArena) timeValue(t time.Time) unsafe.Pointer {
+	if a.ntimes == len(a.times) {
+		n := firstTimes // then whole blocks, once a connection has read more
+		if a.times != nil {
+			n = arenaTimes
+		}
+		a.times = make([]time.Time, n)
+		a.ntimes = 0
+	}
+	p := &a.times[a.ntimes]
+	*p = t
+	a.ntimes++
 	return unsafe.Pointer(p)
 }
 

@@ -163,7 +163,7 @@ func (r *SQLiteRows) value(i int) driver.Value {
 		v := col.int64()
 		switch s.classes[i] {
 		case classTime:
-			return unixTime(v, s.c.loc)
+			return box(timeType, a.timeValue(unixTime(v, s.c.loc)))
 		case classBool:
 			return v > 0
 		}
@@ -178,7 +178,7 @@ func (r *SQLiteRows) value(i int) driver.Value {
 		src := col.bytes()
 		if s.classes[i] == classTime {
 			if t, ok := parseTime(src, s.c.loc); ok {
-				return t
+				return box(timeType, a.timeValue(t))
 			}
 		}
 		return box(stringType, a.stringHeader(a.copyString(src)))
