@@ -93,13 +93,17 @@ func defaultFormats() bool {
 // of a second, and a "±HH:MM" offset. Anything else reports false, and the
 // caller tries the formats one by one.
 func parseDefaultFormats(s string) (time.Time, bool) {
+	// Fields sit at fixed positions: each is read as digit pairs, validated
+	// all at once (a byte below '0' wraps around, so one comparison per digit).
 	if len(s) < 10 || s[4] != '-' || s[7] != '-' {
 		return time.Time{}, false
 	}
-	year, ok1 := digits(s[0:4])
-	month, ok2 := digits(s[5:7])
-	day, ok3 := digits(s[8:10])
-	if !ok1 || !ok2 || !ok3 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
+	y1, ok1 := pair(s, 0)
+	y2, ok2 := pair(s, 2)
+	month, ok3 := pair(s, 5)
+	day, ok4 := pair(s, 8)
+	year := y1*100 + y2
+	if !(ok1 && ok2 && ok3 && ok4) || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
 		return time.Time{}, false
 	}
 	s = s[10:]
@@ -110,8 +114,8 @@ func parseDefaultFormats(s string) (time.Time, bool) {
 			return time.Time{}, false
 		}
 		var ok1, ok2 bool
-		hour, ok1 = digits(s[1:3])
-		minute, ok2 = digits(s[4:6])
+		hour, ok1 = pair(s, 1)
+		minute, ok2 = pair(s, 4)
 		if !ok1 || !ok2 || hour > 23 || minute > 59 {
 			return time.Time{}, false
 		}
@@ -119,7 +123,7 @@ func parseDefaultFormats(s string) (time.Time, bool) {
 		hasSeconds := false
 		if len(s) >= 3 && s[0] == ':' {
 			var ok bool
-			if sec, ok = digits(s[1:3]); !ok || sec > 59 {
+			if sec, ok = pair(s, 1); !ok || sec > 59 {
 				return time.Time{}, false
 			}
 			s = s[3:]
@@ -127,15 +131,16 @@ func parseDefaultFormats(s string) (time.Time, bool) {
 		}
 		if hasSeconds && len(s) >= 2 && (s[0] == '.' || s[0] == ',') && isDigit(s[1]) {
 			i := 1
-			for i < len(s) && isDigit(s[i]) {
-				if i <= 9 {
-					nsec = nsec*10 + int(s[i]-'0')
+			for ; i < len(s); i++ {
+				d := int(s[i]) - '0'
+				if uint(d) > 9 {
+					break
 				}
-				i++
+				if i <= 9 { // digits past the ninth are dropped, as time.Parse does
+					nsec = nsec*10 + d
+				}
 			}
-			for n := min(i-1, 9); n < 9; n++ {
-				nsec *= 10
-			}
+			nsec *= nsecScale[min(i-1, 9)]
 			s = s[i:]
 		}
 		if len(s) > 0 {
@@ -143,8 +148,8 @@ func parseDefaultFormats(s string) (time.Time, bool) {
 			if !hasSeconds || len(s) != 6 || (s[0] != '+' && s[0] != '-') || s[3] != ':' {
 				return time.Time{}, false
 			}
-			zh, ok1 := digits(s[1:3])
-			zm, ok2 := digits(s[4:6])
+			zh, ok1 := pair(s, 1)
+			zm, ok2 := pair(s, 4)
 			if !ok1 || !ok2 || zh > 24 || zm > 60 {
 				return time.Time{}, false
 			}
@@ -167,18 +172,16 @@ func parseDefaultFormats(s string) (time.Time, bool) {
 	return t.In(zone), true
 }
 
+// nsecScale[n] turns n digits of a fraction of a second into nanoseconds.
+var nsecScale = [10]int{0, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1}
+
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// digits parses a short run of ASCII digits.
-func digits(s string) (int, bool) {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
-			return 0, false
-		}
-		n = n*10 + int(s[i]-'0')
-	}
-	return n, true
+// pair reads the two ASCII digits at s[i:i+2]; the caller has checked that
+// they are in s.
+func pair(s string, i int) (int, bool) {
+	a, b := s[i]-'0', s[i+1]-'0'
+	return int(a)*10 + int(b), a <= 9 && b <= 9
 }
 
 // daysIn is the length of month m (1-12) of the proleptic Gregorian year.
