@@ -67,6 +67,7 @@ static void bridge_free_stmt(bridge_stmt *s) {
   sqlite3_finalize(s->stmt);
   free(s->cols);
   free(s->batch);
+  free(s->text);
   free(s);
 }
 
@@ -220,10 +221,10 @@ static int bridge_bind(bridge_stmt *s) {
   return rc;
 }
 
-/* Describes every column of the current row in cols[0:ncol]. Returns non-zero
-** when the row has TEXT or BLOB values, which point into SQLite's memory and
-** must be read before the next step. */
-static int bridge_fill_into(sqlite3_stmt *st, bridge_col *cols, int ncol) {
+/* Describes every column of the current row in cols[0:ncol]. Returns the
+** number of TEXT and BLOB values, which point into SQLite's memory and must be
+** read (or copied) before the next step, and adds their bytes to *size. */
+static int bridge_fill_into(sqlite3_stmt *st, bridge_col *cols, int ncol, sqlite3_int64 *size) {
   int i, bytes = 0;
   for (i = 0; i < ncol; i++) {
     bridge_col *c = &cols[i];
@@ -241,12 +242,14 @@ static int bridge_fill_into(sqlite3_stmt *st, bridge_col *cols, int ncol) {
       c->v.p = sqlite3_value_text(v);
       c->n = sqlite3_value_bytes(v);
       if (!c->v.p) c->type = SQLITE_NULL; /* out of memory converting the value */
-      bytes = 1;
+      *size += c->n;
+      bytes++;
       break;
     case SQLITE_BLOB:
       c->v.p = sqlite3_value_blob(v);
       c->n = sqlite3_value_bytes(v);
-      bytes = 1;
+      *size += c->n;
+      bytes++;
       break;
     default: break;
     }
@@ -254,7 +257,24 @@ static int bridge_fill_into(sqlite3_stmt *st, bridge_col *cols, int ncol) {
   return bytes;
 }
 
-static void bridge_fill(bridge_stmt *s) { bridge_fill_into(s->stmt, s->cols, s->ncol); }
+static void bridge_fill(bridge_stmt *s) {
+  sqlite3_int64 size = 0;
+  bridge_fill_into(s->stmt, s->cols, s->ncol, &size);
+}
+
+/* Copies the TEXT and BLOB values of a batch row (the caller checked that
+** they fit) to s->text at *used, so that the batch can step past the row. */
+static void bridge_copy_out(bridge_stmt *s, bridge_col *row, int *used) {
+  int i;
+  for (i = 0; i < s->ncol; i++) {
+    bridge_col *c = &row[i];
+    if ((c->type == SQLITE_TEXT || c->type == SQLITE_BLOB) && c->n > 0) {
+      memcpy(s->text + *used, c->v.p, (size_t)c->n);
+      c->v.p = s->text + *used;
+      *used += c->n;
+    }
+  }
+}
 
 /* Steps once. depth tells Go that SQL run by a callback (a Go function or
 ** hook using this connection) is nested inside this step. A row produced after
@@ -329,7 +349,7 @@ int bridge_step(bridge_stmt *s, uint64_t gen) { return bridge_step_row(s, gen); 
 
 int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max) {
   bridge_conn *c = s->conn;
-  int n = 0, rc, bytes;
+  int n = 0, rc, bytes, used = 0;
   if (max < 1 || s->ncol == 0) {
     s->rc = SQLITE_MISUSE;
     return 0;
@@ -348,12 +368,21 @@ int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max) {
     return 0;
   }
   for (;;) {
+    bridge_col *row = s->batch + (size_t)n * (size_t)s->ncol;
+    sqlite3_int64 size = 0;
     rc = bridge_run(s);
     if (rc != SQLITE_ROW) break;
-    /* A row with TEXT or BLOB ends the batch: its values are SQLite's until the next step. */
-    bytes = bridge_fill_into(s->stmt, s->batch + (size_t)n * (size_t)s->ncol, s->ncol);
+    bytes = bridge_fill_into(s->stmt, row, s->ncol, &size);
     n++;
-    if (bytes || n == max) break;
+    if (n == max) break;
+    if (bytes) {
+      /* TEXT and BLOB values are SQLite's until the next step. A row of a few
+      ** short ones is copied out, which costs less than a cgo call per row;
+      ** any other row ends the batch, its values left where they are. */
+      if (size > BRIDGE_BATCH_ROW_BYTES || size > BRIDGE_BATCH_TEXT - used) break;
+      if (!s->text && !(s->text = (unsigned char *)malloc(BRIDGE_BATCH_TEXT))) break;
+      bridge_copy_out(s, row, &used);
+    }
   }
   s->rc = rc;
   return n;

@@ -197,7 +197,8 @@ func cQuery(s stmtHandle, gen uint64) int { return int(C.bridge_query_h(stmtInt(
 // cStep calls bridge_step (sqlite3_step + every column of the row).
 func cStep(s stmtHandle, gen uint64) int { return int(C.bridge_step_h(stmtInt(s), C.uint64_t(gen))) }
 
-// cStepBatch calls bridge_step_batch: up to max rows of numbers in one call.
+// cStepBatch calls bridge_step_batch: up to max rows of numbers and short
+// values in one call.
 func cStepBatch(s stmtHandle, gen uint64, max int) int {
 	return int(C.bridge_step_batch_h(stmtInt(s), C.uint64_t(gen), C.int(max)))
 }

@@ -68,6 +68,13 @@ typedef struct bridge_arg {
 ** reads the same limit. */
 #define BRIDGE_KEEP_BOUND (64 << 10)
 
+/* Batches of rows with TEXT or BLOB values (bridge_step_batch): a row is
+** copied out of SQLite's memory when its values have at most this many bytes
+** (longer ones cost more to copy than the cgo call a row saves), into a buffer
+** of this size per statement. */
+#define BRIDGE_BATCH_ROW_BYTES 256
+#define BRIDGE_BATCH_TEXT (4 << 10)
+
 typedef struct bridge_conn bridge_conn;
 typedef struct bridge_stmt bridge_stmt;
 
@@ -83,6 +90,7 @@ struct bridge_stmt {
   bridge_col *cols;    /* ncol entries */
   bridge_col *batch;   /* batch_cap rows of ncol entries, filled by bridge_step_batch */
   int batch_cap;
+  unsigned char *text; /* BRIDGE_BATCH_TEXT bytes: TEXT/BLOB values of batch rows, copied out */
   int readonly;        /* sqlite3_stmt_readonly: rows may be stepped ahead */
   sqlite3_int64 bound; /* TEXT/BLOB bytes bound by the last bridge_bind, which SQLite keeps until cleared */
   unsigned char *classes; /* ncol entries of BRIDGE_CLASS_* */
@@ -167,10 +175,12 @@ int bridge_query(bridge_stmt *s, uint64_t gen);
 int bridge_step(bridge_stmt *s, uint64_t gen);
 
 /* Steps up to max rows into s->batch (row k at s->batch[k*ncol]), in one call,
-** for read-only statements whose rows are numbers: every row but the last of
-** a batch has only INTEGER, FLOAT and NULL values, which need nothing of
-** SQLite's once stepped past; a row with TEXT or BLOB ends the batch, and its
-** values stay valid until the next step, as with bridge_step. Returns the
+** for read-only statements. TEXT and BLOB values point into SQLite's memory
+** until the next step, so a row that has some ends the batch (its values stay
+** valid until the next step, as with bridge_step) unless they are short: up
+** to BRIDGE_BATCH_ROW_BYTES bytes per row are copied to s->text, up to
+** BRIDGE_BATCH_TEXT per batch, valid until the next call on the statement.
+** Every value of every row of the batch can be read until then. Returns the
 ** number of rows in the batch; s->rc is the result of the last step:
 ** SQLITE_ROW when the batch ended on a row (more may follow), otherwise
 ** SQLITE_DONE or the error that follows the batch's rows. */

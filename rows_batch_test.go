@@ -4,6 +4,7 @@ package sqlite3
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -13,7 +14,8 @@ import (
 )
 
 // A read-only query's rows of numbers are stepped ahead in batches
-// (bridge_step_batch); a row with TEXT or BLOB ends a batch. Every row must
+// (bridge_step_batch); here a row with TEXT ends a batch only when it is the
+// batch's last (TestRowsBatchesCopyShortText covers longer values). Every row must
 // come back in order, whatever the mix, and a statement closed half way runs
 // again from the start.
 func TestRowsBatchesInOrder(t *testing.T) {
@@ -132,4 +134,100 @@ func TestRowsNoBatchForWrites(t *testing.T) {
 	if n, err := c.queryInt("SELECT count(*) FROM w"); err != nil || n != 50 {
 		t.Fatalf("count = %d, %v", n, err)
 	}
+}
+
+// Rows whose TEXT and BLOB values are short are stepped ahead too, their
+// values copied out of SQLite's memory (bridge_step_batch); longer rows end a
+// batch. Every value of every row must come back intact, through Next and,
+// in database/sql, through sql.RawBytes (which points at the copies under Go
+// 1.27), with other statements running on the connection between rows.
+func TestRowsBatchesCopyShortText(t *testing.T) {
+	const n = 3000
+	setup := `CREATE TABLE v (i INTEGER, t TEXT, b BLOB);
+		WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM k WHERE i < 2999)
+		INSERT INTO v SELECT i,
+			CASE WHEN i % 11 = 3 THEN NULL ELSE replace(hex(zeroblob(i * 37 % 300)), '00', char(97 + i % 26)) END,
+			CASE i % 5 WHEN 0 THEN NULL WHEN 1 THEN x'' ELSE CAST(replace(hex(zeroblob(i % 50)), '00', char(65 + i % 26)) AS BLOB) END
+		FROM k`
+	wantT := func(i int) any {
+		if i%11 == 3 {
+			return nil
+		}
+		return strings.Repeat(string(rune('a'+i%26)), i*37%300)
+	}
+	wantB := func(i int) any {
+		switch i % 5 {
+		case 0:
+			return nil
+		case 1:
+			return []byte{}
+		}
+		return []byte(strings.Repeat(string(rune('A'+i%26)), i%50))
+	}
+
+	t.Run("Next", func(t *testing.T) {
+		c := rawConn(t, ":memory:")
+		ctx := context.Background()
+		if _, err := c.ExecContext(ctx, setup, nil); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := c.QueryContext(ctx, "SELECT i, t, b FROM v ORDER BY i", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		batched := 0
+		for i := 0; i < n; i++ {
+			dest := make([]driver.Value, 3)
+			if err := rows.Next(dest); err != nil {
+				t.Fatalf("row %d: %v", i, err)
+			}
+			batched = max(batched, rows.(*SQLiteRows).s.run.nb)
+			if dest[0] != int64(i) || dest[1] != wantT(i) || fmt.Sprint(dest[2]) != fmt.Sprint(wantB(i)) ||
+				(dest[2] == nil) != (wantB(i) == nil) {
+				t.Fatalf("row %d = %q, want [%d %q %q]", i, dest, i, wantT(i), wantB(i))
+			}
+			if i%100 == 7 {
+				if _, err := c.ExecContext(ctx, "SELECT 'other', x'00ff', ?", []driver.NamedValue{{Ordinal: 1, Value: "bound text"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := rows.Next(make([]driver.Value, 3)); err != io.EOF {
+			t.Fatalf("after %d rows: %v", n, err)
+		}
+		if batched < 8 {
+			t.Errorf("at most %d rows per batch; short TEXT rows should be stepped ahead", batched)
+		}
+	})
+
+	t.Run("RawBytes", func(t *testing.T) {
+		db := openTestDB(t, ":memory:")
+		db.SetMaxOpenConns(1)
+		if _, err := db.Exec(setup); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := db.Query("SELECT i, t, b FROM v ORDER BY i")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		i := 0
+		for ; rows.Next(); i++ {
+			var got int
+			var tv, bv sql.RawBytes
+			if err := rows.Scan(&got, &tv, &bv); err != nil {
+				t.Fatal(err)
+			}
+			wt, _ := wantT(i).(string)
+			wb, _ := wantB(i).([]byte)
+			// NULL must scan as nil (an empty value may too, under Go 1.26).
+			if got != i || string(tv) != wt || wantT(i) == nil && tv != nil || string(bv) != string(wb) || wantB(i) == nil && bv != nil {
+				t.Fatalf("row %d = %d %q %q, want %q %q", i, got, tv, bv, wantT(i), wantB(i))
+			}
+		}
+		if err := rows.Err(); err != nil || i != n {
+			t.Fatalf("%d rows, %v", i, err)
+		}
+	})
 }

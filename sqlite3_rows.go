@@ -10,8 +10,8 @@ import (
 )
 
 // SQLiteRows is the result of a query. Each Next is at most one cgo call that
-// steps the statement and describes every column (rows of numbers of a
-// read-only statement come several per call); the values are copied out of
+// steps the statement and describes every column (rows of numbers and short
+// values of a read-only statement come several per call); the values are copied out of
 // SQLite's memory in Go, into the connection's arena (arena.go).
 type SQLiteRows struct {
 	s       *SQLiteStmt
@@ -23,8 +23,9 @@ type SQLiteRows struct {
 }
 
 // rowCursor is where the current row of a statement's run is: the
-// statement's row buffer, or a row of batch, the rows of numbers stepped
-// ahead in one call (bridge_step_batch) for a read-only statement. bi indexes
+// statement's row buffer, or a row of batch, the rows stepped ahead in one
+// call (bridge_step_batch) for a read-only statement (numbers, and short TEXT
+// and BLOB values that the bridge copied out of SQLite's memory). bi indexes
 // cur in batch, nb counts its rows; after them comes brc, the result of the
 // step that ended the batch (berr when it is an error, built at once while
 // SQLite's message is current). It lives in the statement, reset by each run,
