@@ -10,8 +10,8 @@ import (
 // database/sql's Rows.Next takes each column as a driver.Value, an interface;
 // putting an int64, float64, string or []byte into an interface the ordinary
 // way allocates a copy of it, one allocation per column per row. Next instead
-// writes each value, and its string or []byte header (or its time.Time), into the connection's
-// arena (arena.go) and makes the interface point at it there. Arena memory is
+// writes each value, and its string or []byte header (or its time.Time), into
+// the connection's arena (arena.go) and makes the interface point at it there. Arena memory is
 // never written again once handed out, so the values are as immutable as any
 // boxed value and stay valid after the next call.
 

@@ -11,8 +11,8 @@ import (
 
 // SQLiteRows is the result of a query. Each Next is at most one cgo call that
 // steps the statement and describes every column (rows of numbers and short
-// values of a read-only statement come several per call); the values are copied out of
-// SQLite's memory in Go, into the connection's arena (arena.go).
+// values of a read-only statement come several per call); the values are
+// copied out of SQLite's memory in Go, into the connection's arena (arena.go).
 type SQLiteRows struct {
 	s       *SQLiteStmt
 	w       watch // the query's cancellation, disarmed at Close

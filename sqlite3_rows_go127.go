@@ -22,8 +22,8 @@ var _ driver.RowsColumnScanner = (*SQLiteRows)(nil)
 func (r *SQLiteRows) NextRow() error { return r.step() }
 
 // ScanColumn stores column i of the current row in dest. sql.RawBytes points
-// into SQLite's memory, valid until the next NextRow or Close, as database/sql
-// documents for RawBytes.
+// into SQLite's memory (or the bridge's copy of a short row stepped ahead),
+// valid until the next NextRow or Close, as database/sql documents for RawBytes.
 func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) error {
 	if r.done || r.closed || r.s.closed || r.s.c.closed {
 		return driverError("no current row to scan")
