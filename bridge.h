@@ -16,9 +16,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#ifdef USE_LIBSQLITE3
+/* USE_LIBSQLITE3 with BRIDGE_UNITY is the default build: it only stops the
+** amalgamation's own compile (bridge.c compiles it), so the header is ours. */
+#if defined(USE_LIBSQLITE3) && !defined(BRIDGE_UNITY)
 #include <sqlite3.h>
 #else
+#undef USE_LIBSQLITE3
 #include "sqlite3-binding.h"
 #endif
 

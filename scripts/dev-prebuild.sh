@@ -13,5 +13,5 @@ cc=$(go env CC)
 printf '#undef USE_LIBSQLITE3\n#include "../sqlite3-binding.h"\n' > .dev/sqlite3.h
 printf '#undef USE_LIBSQLITE3\n#include "../sqlite3ext.h"\n' > .dev/sqlite3ext.h
 # shellcheck disable=SC2086
-$cc -O2 -g $flags -c sqlite3-binding.c -o .dev/sqlite3.o
+$cc -O2 -g $flags -UUSE_LIBSQLITE3 -c sqlite3-binding.c -o .dev/sqlite3.o
 echo "built .dev/sqlite3.o with: $flags"
