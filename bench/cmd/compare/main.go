@@ -307,7 +307,15 @@ func buildC(root, exe string, log func(string, ...any)) error {
 		return err
 	}
 	ccArgs := strings.Fields(cc)
-	cflags := append(strings.Fields(envFlags), strings.Fields(cgoFlags)...)
+	cflags := strings.Fields(envFlags)
+	for _, f := range strings.Fields(cgoFlags) {
+		// The driver compiles the amalgamation inside bridge.c (one
+		// translation unit); these two only make the file's own compile
+		// empty there. The C program compiles it on its own.
+		if f != "-DUSE_LIBSQLITE3" && f != "-DBRIDGE_UNITY" {
+			cflags = append(cflags, f)
+		}
+	}
 	cflags = append(cflags, "-I"+dir)
 
 	src := filepath.Join(dir, "sqlite3-binding.c")
