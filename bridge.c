@@ -611,12 +611,19 @@ int bridge_deserialize(sqlite3 *db, const char *schema, const void *b, sqlite3_i
 }
 
 int bridge_load_extension(sqlite3 *db, const char *lib, const char *entry, char **err) {
+#ifdef SQLITE_OMIT_LOAD_EXTENSION
+  /* The library has no sqlite3_load_extension to link against. */
+  (void)db; (void)lib; (void)entry;
+  *err = sqlite3_mprintf("extension loading is not compiled in (built with the sqlite_omit_load_extension tag)");
+  return SQLITE_ERROR;
+#else
   int rc = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 1, (int *)0);
   *err = 0;
   if (rc != SQLITE_OK) return rc;
   rc = sqlite3_load_extension(db, lib, entry, err);
   sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, (int *)0);
   return rc;
+#endif
 }
 
 /* ---- user-defined functions and collations (bridge_func.go, func.go) ----

@@ -69,8 +69,24 @@ func buildTestExtension(t *testing.T) string {
 	return lib
 }
 
+// skipIfLoadOmitted ends a test of loading on a build with the
+// sqlite_omit_load_extension tag, after checking that loading then fails
+// with a clear error.
+func skipIfLoadOmitted(t *testing.T, c *SQLiteConn) {
+	t.Helper()
+	if v := hkQuery(t, c, "SELECT sqlite_compileoption_used('OMIT_LOAD_EXTENSION')"); len(v) != 1 || v[0] != int64(1) {
+		return
+	}
+	err := c.LoadExtension("libwhatever.so", "")
+	if err == nil || !errors.Is(err, ErrError) || !strings.Contains(err.Error(), "not compiled in") {
+		t.Fatalf("LoadExtension without extension loading compiled in: %v", err)
+	}
+	t.Skip("extension loading is omitted from this build (sqlite_omit_load_extension)")
+}
+
 func TestLoadExtensionMissing(t *testing.T) {
 	c := hkOpen(t, ":memory:")
+	skipIfLoadOmitted(t, c)
 	lib := filepath.Join(t.TempDir(), "nosuch.so")
 	err := c.LoadExtension(lib, "")
 	if err == nil {
@@ -90,6 +106,7 @@ func TestLoadExtensionMissing(t *testing.T) {
 }
 
 func TestLoadExtension(t *testing.T) {
+	skipIfLoadOmitted(t, hkOpen(t, ":memory:"))
 	lib := buildTestExtension(t)
 	for _, entry := range []string{"", "sqlite3_half_init", "sqlite3_extension_init"} {
 		c := hkOpen(t, ":memory:")
@@ -114,6 +131,7 @@ func TestLoadExtension(t *testing.T) {
 }
 
 func TestDriverExtensions(t *testing.T) {
+	skipIfLoadOmitted(t, hkOpen(t, ":memory:"))
 	lib := buildTestExtension(t)
 	name := registerTestDriver(&SQLiteDriver{Extensions: []string{lib}})
 	db, err := sql.Open(name, ":memory:")
