@@ -149,42 +149,36 @@ func (a *valueArena) result(id, changes int64) *SQLiteResult {
 // stringHeader stores s in a header block and returns its address, so that an
 // interface can point at it (see box).
 func (a *valueArena) stringHeader(s string) unsafe.Pointer {
-	if a.nstrs == len(a.strs) {
-		a.strs = make([]string, a.headers(firstStrings, arenaStrings))
-		a.nstrs = 0
-	}
-	p := &a.strs[a.nstrs]
-	*p = s
-	a.nstrs++
-	return unsafe.Pointer(p)
+	return put(&a.strs, &a.nstrs, a.headers(firstStrings, arenaStrings), s)
 }
 
 // sliceHeader stores b in a header block and returns its address.
 func (a *valueArena) sliceHeader(b []byte) unsafe.Pointer {
-	if a.nslice == len(a.slices) {
-		a.slices = make([][]byte, a.headers(firstSlices, arenaSlices))
-		a.nslice = 0
-	}
-	p := &a.slices[a.nslice]
-	*p = b
-	a.nslice++
-	return unsafe.Pointer(p)
+	return put(&a.slices, &a.nslice, a.headers(firstSlices, arenaSlices), b)
 }
 
 // timeValue stores t in a block of times and returns its address: a
 // DATETIME column read through Next would otherwise allocate a box per row.
+// The first block is small, the next ones whole: a connection reading only
+// times never fills a pointer-free block, which headers goes by.
 func (a *valueArena) timeValue(t time.Time) unsafe.Pointer {
-	if a.ntimes == len(a.times) {
-		n := firstTimes // then whole blocks, once a connection has read more
-		if a.times != nil {
-			n = arenaTimes
-		}
-		a.times = make([]time.Time, n)
-		a.ntimes = 0
+	n := firstTimes
+	if a.times != nil {
+		n = arenaTimes
 	}
-	p := &a.times[a.ntimes]
-	*p = t
-	a.ntimes++
+	return put(&a.times, &a.ntimes, n, t)
+}
+
+// put stores v in the next element of *block (used of them handed out),
+// starting a new block of n elements when it is full, and returns its address.
+func put[T any](block *[]T, used *int, n int, v T) unsafe.Pointer {
+	if *used == len(*block) {
+		*block = make([]T, n)
+		*used = 0
+	}
+	p := &(*block)[*used]
+	*p = v
+	*used++
 	return unsafe.Pointer(p)
 }
 
