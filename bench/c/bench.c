@@ -208,15 +208,20 @@ static int suite(void) {
   return 0;
 }
 
+/* The op_* functions are one op of a workload, on statements its wl_*
+ * function prepared; bench/cfloor calls them once per database/sql call. */
+static int op_exec(sqlite3_stmt *st) {
+  CK(suite_db, sqlite3_step(st), SQLITE_ROW);
+  sqlite3_reset(st);
+  return 0;
+}
+
 static int wl_exec(long n) {
   sqlite3_stmt *st;
   TRY(suite());
   TRY(prepare(suite_db, "select 1", &st));
   timer_start();
-  for (long i = 0; i < n; i++) {
-    CK(suite_db, sqlite3_step(st), SQLITE_ROW);
-    sqlite3_reset(st);
-  }
+  for (long i = 0; i < n; i++) TRY(op_exec(st));
   timer_stop();
   sqlite3_finalize(st);
   return 0;
@@ -247,47 +252,65 @@ static int wl_query(long n) {
 }
 
 /* Params and Stmt are the same thing in C: bind, step, read, reset. */
+static int op_params(sqlite3_stmt *st) {
+  sqlite3_bind_null(st, 1);
+  sqlite3_bind_int64(st, 2, 1);
+  sqlite3_bind_double(st, 3, 1.1);
+  sqlite3_bind_text(st, 4, "foo", 3, SQLITE_STATIC);
+  return read4(st);
+}
+
 static int wl_params(long n) {
   sqlite3_stmt *st;
   TRY(suite());
   TRY(prepare(suite_db, "select ?, ?, ?, ?", &st));
   timer_start();
-  for (long i = 0; i < n; i++) {
-    sqlite3_bind_null(st, 1);
-    sqlite3_bind_int64(st, 2, 1);
-    sqlite3_bind_double(st, 3, 1.1);
-    sqlite3_bind_text(st, 4, "foo", 3, SQLITE_STATIC);
-    TRY(read4(st));
-  }
+  for (long i = 0; i < n; i++) TRY(op_params(st));
   timer_stop();
   sqlite3_finalize(st);
   return 0;
 }
 
 /* Rows and StmtRows: 100 rows of (NULL, int, double, text, datetime text). */
+static int op_rows(sqlite3_stmt *st) {
+  int rows = 0, rc;
+  uint64_t v = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    v += (uint64_t)sqlite3_column_type(st, 0);
+    v += (uint64_t)sqlite3_column_int64(st, 1);
+    v += (uint64_t)sqlite3_column_double(st, 2);
+    v += (uint64_t)sqlite3_column_text(st, 3)[0] + (uint64_t)sqlite3_column_bytes(st, 3);
+    v += (uint64_t)sqlite3_column_text(st, 4)[0] + (uint64_t)sqlite3_column_bytes(st, 4);
+    rows++;
+  }
+  CK(suite_db, rc, SQLITE_DONE);
+  if (rows != 100) return failf("scanned %d rows of bench, want 100", rows);
+  sink += v;
+  sqlite3_reset(st);
+  return 0;
+}
+
 static int wl_rows(long n) {
   sqlite3_stmt *st;
   TRY(suite());
   TRY(prepare(suite_db, "select * from bench", &st));
   timer_start();
-  for (long i = 0; i < n; i++) {
-    int rows = 0, rc;
-    uint64_t v = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-      v += (uint64_t)sqlite3_column_type(st, 0);
-      v += (uint64_t)sqlite3_column_int64(st, 1);
-      v += (uint64_t)sqlite3_column_double(st, 2);
-      v += (uint64_t)sqlite3_column_text(st, 3)[0] + (uint64_t)sqlite3_column_bytes(st, 3);
-      v += (uint64_t)sqlite3_column_text(st, 4)[0] + (uint64_t)sqlite3_column_bytes(st, 4);
-      rows++;
-    }
-    CK(suite_db, rc, SQLITE_DONE);
-    if (rows != 100) return failf("scanned %d rows of bench, want 100", rows);
-    sink += v;
-    sqlite3_reset(st);
-  }
+  for (long i = 0; i < n; i++) TRY(op_rows(st));
   timer_stop();
   sqlite3_finalize(st);
+  return 0;
+}
+
+static int op_stmt10cols(sqlite3_stmt *st) {
+  CK(suite_db, sqlite3_step(st), SQLITE_ROW);
+  uint64_t v = 0;
+  for (int c = 0; c < 3; c++) v += (uint64_t)sqlite3_column_int64(st, c);
+  for (int c = 3; c < 5; c++) v += (uint64_t)sqlite3_column_double(st, c);
+  for (int c = 5; c < 8; c++) v += (uint64_t)sqlite3_column_text(st, c)[0] + (uint64_t)sqlite3_column_bytes(st, c);
+  v += (uint64_t)((const unsigned char *)sqlite3_column_blob(st, 8))[1] + (uint64_t)sqlite3_column_bytes(st, 8);
+  v += (uint64_t)sqlite3_column_type(st, 9);
+  sink += v;
+  sqlite3_reset(st);
   return 0;
 }
 
@@ -296,17 +319,7 @@ static int wl_stmt10cols(long n) {
   TRY(suite());
   TRY(prepare(suite_db, "SELECT i1, i2, i3, f1, f2, t1, t2, t3, b, n FROM bench10cols", &st));
   timer_start();
-  for (long i = 0; i < n; i++) {
-    CK(suite_db, sqlite3_step(st), SQLITE_ROW);
-    uint64_t v = 0;
-    for (int c = 0; c < 3; c++) v += (uint64_t)sqlite3_column_int64(st, c);
-    for (int c = 3; c < 5; c++) v += (uint64_t)sqlite3_column_double(st, c);
-    for (int c = 5; c < 8; c++) v += (uint64_t)sqlite3_column_text(st, c)[0] + (uint64_t)sqlite3_column_bytes(st, c);
-    v += (uint64_t)((const unsigned char *)sqlite3_column_blob(st, 8))[1] + (uint64_t)sqlite3_column_bytes(st, 8);
-    v += (uint64_t)sqlite3_column_type(st, 9);
-    sink += v;
-    sqlite3_reset(st);
-  }
+  for (long i = 0; i < n; i++) TRY(op_stmt10cols(st));
   timer_stop();
   sqlite3_finalize(st);
   return 0;
@@ -361,21 +374,30 @@ static void custom_add(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   sqlite3_result_int64(ctx, sqlite3_value_int64(argv[0]) + sqlite3_value_int64(argv[1]));
 }
 
+static sqlite3 *custom_db;
+
+static int custom_setup(void) {
+  if (custom_db) return 0;
+  TRY(open_db(&custom_db, ":memory:"));
+  /* Not SQLITE_DETERMINISTIC, as in mattn's benchmark. */
+  CK(custom_db, sqlite3_create_function(custom_db, "custom_add", 2, SQLITE_UTF8, NULL, custom_add, NULL, NULL),
+     SQLITE_OK);
+  return 0;
+}
+
+static int op_custom(sqlite3_stmt *st) {
+  CK(custom_db, sqlite3_step(st), SQLITE_ROW);
+  sink += (uint64_t)sqlite3_column_int64(st, 0);
+  sqlite3_reset(st);
+  return 0;
+}
+
 static int wl_custom_functions(long n) {
-  static sqlite3 *db;
   sqlite3_stmt *st;
-  if (!db) {
-    TRY(open_db(&db, ":memory:"));
-    /* Not SQLITE_DETERMINISTIC, as in mattn's benchmark. */
-    CK(db, sqlite3_create_function(db, "custom_add", 2, SQLITE_UTF8, NULL, custom_add, NULL, NULL), SQLITE_OK);
-  }
-  TRY(prepare(db, "SELECT custom_add(1,2)", &st));
+  TRY(custom_setup());
+  TRY(prepare(custom_db, "SELECT custom_add(1,2)", &st));
   timer_start();
-  for (long i = 0; i < n; i++) {
-    CK(db, sqlite3_step(st), SQLITE_ROW);
-    sink += (uint64_t)sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-  }
+  for (long i = 0; i < n; i++) TRY(op_custom(st));
   timer_stop();
   sqlite3_finalize(st);
   return 0;
@@ -391,69 +413,83 @@ static int wl_custom_functions(long n) {
 
 /* Both WideScan variants read each value's pointer and length: C has no
  * string conversion to tell String and RawBytes apart. */
+static sqlite3 *wide_db;
+
+static int wide_setup(void) {
+  char sql[8192], *p = sql;
+  if (wide_db) return 0;
+  TRY(open_db(&wide_db, ":memory:"));
+  p += sprintf(p, "CREATE TABLE wide (");
+  for (int i = 0; i < WIDE_COLS; i++) p += sprintf(p, "%sc%02d TEXT", i ? ", " : "", i);
+  p += sprintf(p, "); WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < %d) "
+                  "INSERT INTO wide SELECT ", WIDE_ROWS);
+  for (int i = 0; i < WIDE_COLS; i++)
+    p += sprintf(p, "%sprintf('%02d%%0%dd', x)", i ? ", " : "", i, WIDE_WIDTH - 2);
+  sprintf(p, " FROM r");
+  return exec(wide_db, sql);
+}
+
+static int op_wide_scan(sqlite3_stmt *st) {
+  int rows = 0, rc;
+  uint64_t v = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    for (int c = 0; c < WIDE_COLS; c++)
+      v += (uint64_t)sqlite3_column_text(st, c)[WIDE_WIDTH - 1] + (uint64_t)sqlite3_column_bytes(st, c);
+    rows++;
+  }
+  CK(wide_db, rc, SQLITE_DONE);
+  if (rows != WIDE_ROWS) return failf("scanned %d rows", rows);
+  sink += v;
+  sqlite3_reset(st);
+  return 0;
+}
+
 static int wl_wide_scan(long n) {
-  static sqlite3 *db;
   sqlite3_stmt *st;
-  if (!db) {
-    char sql[8192], *p = sql;
-    TRY(open_db(&db, ":memory:"));
-    p += sprintf(p, "CREATE TABLE wide (");
-    for (int i = 0; i < WIDE_COLS; i++) p += sprintf(p, "%sc%02d TEXT", i ? ", " : "", i);
-    p += sprintf(p, "); WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < %d) "
-                    "INSERT INTO wide SELECT ", WIDE_ROWS);
-    for (int i = 0; i < WIDE_COLS; i++)
-      p += sprintf(p, "%sprintf('%02d%%0%dd', x)", i ? ", " : "", i, WIDE_WIDTH - 2);
-    sprintf(p, " FROM r");
-    TRY(exec(db, sql));
-  }
-  TRY(prepare(db, "SELECT * FROM wide", &st));
+  TRY(wide_setup());
+  TRY(prepare(wide_db, "SELECT * FROM wide", &st));
   timer_start();
-  for (long i = 0; i < n; i++) {
-    int rows = 0, rc;
-    uint64_t v = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-      for (int c = 0; c < WIDE_COLS; c++)
-        v += (uint64_t)sqlite3_column_text(st, c)[WIDE_WIDTH - 1] + (uint64_t)sqlite3_column_bytes(st, c);
-      rows++;
-    }
-    CK(db, rc, SQLITE_DONE);
-    if (rows != WIDE_ROWS) return failf("scanned %d rows", rows);
-    sink += v;
-    sqlite3_reset(st);
-  }
+  for (long i = 0; i < n; i++) TRY(op_wide_scan(st));
   timer_stop();
   sqlite3_finalize(st);
   return 0;
 }
 
+static sqlite3 *int_db;
+
+static int int_setup(void) {
+  char sql[512];
+  if (int_db) return 0;
+  TRY(open_db(&int_db, ":memory:"));
+  snprintf(sql, sizeof sql,
+           "CREATE TABLE ints (a INTEGER, b INTEGER, c REAL);"
+           "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < %d)"
+           " INSERT INTO ints SELECT x, x*3 - 1000, x*0.25 FROM r",
+           INT_ROWS);
+  return exec(int_db, sql);
+}
+
+static int op_int_scan(sqlite3_stmt *st) {
+  int rows = 0, rc;
+  uint64_t v = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    v += (uint64_t)sqlite3_column_int64(st, 0) + (uint64_t)sqlite3_column_int64(st, 1) +
+         (uint64_t)sqlite3_column_double(st, 2);
+    rows++;
+  }
+  CK(int_db, rc, SQLITE_DONE);
+  if (rows != INT_ROWS) return failf("scanned %d rows", rows);
+  sink += v;
+  sqlite3_reset(st);
+  return 0;
+}
+
 static int wl_int_scan(long n) {
-  static sqlite3 *db;
   sqlite3_stmt *st;
-  if (!db) {
-    char sql[512];
-    TRY(open_db(&db, ":memory:"));
-    snprintf(sql, sizeof sql,
-             "CREATE TABLE ints (a INTEGER, b INTEGER, c REAL);"
-             "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < %d)"
-             " INSERT INTO ints SELECT x, x*3 - 1000, x*0.25 FROM r",
-             INT_ROWS);
-    TRY(exec(db, sql));
-  }
-  TRY(prepare(db, "SELECT a, b, c FROM ints", &st));
+  TRY(int_setup());
+  TRY(prepare(int_db, "SELECT a, b, c FROM ints", &st));
   timer_start();
-  for (long i = 0; i < n; i++) {
-    int rows = 0, rc;
-    uint64_t v = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-      v += (uint64_t)sqlite3_column_int64(st, 0) + (uint64_t)sqlite3_column_int64(st, 1) +
-           (uint64_t)sqlite3_column_double(st, 2);
-      rows++;
-    }
-    CK(db, rc, SQLITE_DONE);
-    if (rows != INT_ROWS) return failf("scanned %d rows", rows);
-    sink += v;
-    sqlite3_reset(st);
-  }
+  for (long i = 0; i < n; i++) TRY(op_int_scan(st));
   timer_stop();
   sqlite3_finalize(st);
   return 0;
@@ -462,27 +498,36 @@ static int wl_int_scan(long n) {
 /* BatchInsert: BEGIN, prepare, 100,000 × (bind, step, reset), COMMIT, as the
  * Go workload does through tx.Prepare and st.Exec. Emptying the table before
  * each op is not timed. */
+static sqlite3 *batch_db;
+
+static int batch_setup(void) {
+  if (batch_db) return 0;
+  TRY(open_db(&batch_db, ":memory:"));
+  return exec(batch_db, "CREATE TABLE batch (id INTEGER PRIMARY KEY, n INTEGER, f REAL, s TEXT)");
+}
+
+static int op_batch_row(sqlite3_stmt *st, int64_t r) {
+  sqlite3_bind_int64(st, 1, r);
+  sqlite3_bind_int64(st, 2, r * 7);
+  sqlite3_bind_double(st, 3, (double)r * 0.5);
+  sqlite3_bind_text(st, 4, "batch insert payload", -1, SQLITE_STATIC);
+  CK(batch_db, sqlite3_step(st), SQLITE_DONE);
+  sqlite3_reset(st);
+  return 0;
+}
+
 static int wl_batch_insert(long n) {
-  static sqlite3 *db;
+  sqlite3 *db;
   sqlite3_stmt *st;
   int64_t count;
-  if (!db) {
-    TRY(open_db(&db, ":memory:"));
-    TRY(exec(db, "CREATE TABLE batch (id INTEGER PRIMARY KEY, n INTEGER, f REAL, s TEXT)"));
-  }
+  TRY(batch_setup());
+  db = batch_db;
   for (long i = 0; i < n; i++) {
     TRY(exec(db, "DELETE FROM batch"));
     timer_start();
     TRY(exec(db, "BEGIN"));
     CK(db, sqlite3_prepare_v2(db, "INSERT INTO batch (id, n, f, s) VALUES (?, ?, ?, ?)", -1, &st, NULL), SQLITE_OK);
-    for (int r = 0; r < BATCH_ROWS; r++) {
-      sqlite3_bind_int64(st, 1, r);
-      sqlite3_bind_int64(st, 2, (int64_t)r * 7);
-      sqlite3_bind_double(st, 3, (double)r * 0.5);
-      sqlite3_bind_text(st, 4, "batch insert payload", -1, SQLITE_STATIC);
-      CK(db, sqlite3_step(st), SQLITE_DONE);
-      sqlite3_reset(st);
-    }
+    for (int r = 0; r < BATCH_ROWS; r++) TRY(op_batch_row(st, r));
     sqlite3_finalize(st);
     TRY(exec(db, "COMMIT"));
     timer_stop();
@@ -543,14 +588,16 @@ static int point_open(point_worker *w) {
   return 0;
 }
 
-static int point_lookup(point_worker *w) {
-  sqlite3_bind_int64(w->st, 1, next_key(&w->seed));
+static int point_lookup_key(point_worker *w, int64_t key) {
+  sqlite3_bind_int64(w->st, 1, key);
   CK(w->db, sqlite3_step(w->st), SQLITE_ROW);
   if (sqlite3_column_bytes(w->st, 0) == 0) return failf("empty value");
   w->sum += sqlite3_column_text(w->st, 0)[6];
   sqlite3_reset(w->st);
   return 0;
 }
+
+static int point_lookup(point_worker *w) { return point_lookup_key(w, next_key(&w->seed)); }
 
 static void *point_thread(void *arg) {
   point_worker *w = arg;
@@ -696,6 +743,9 @@ static int wl_cancel_latency(long n) {
 }
 
 /* ---- driver --------------------------------------------------------------- */
+
+/* bench/cfloor includes this file for its workloads, with BENCH_NO_MAIN. */
+#ifndef BENCH_NO_MAIN
 
 typedef struct {
   const char *name;
@@ -885,3 +935,4 @@ int main(int argc, char **argv) {
   remove_tmpdir();
   return failed;
 }
+#endif /* BENCH_NO_MAIN */

@@ -30,22 +30,33 @@ type Answer struct {
 	// Block makes the query wait until its context is done and return the
 	// context's error, like a long query that is cancelled.
 	Block bool
+	// Work, when set, runs on every query and every exec of this text, with
+	// the connection's state (nil at first, kept for the connection's life)
+	// and the arguments. bench/cmd/cfloor uses it to do SQLite's C work
+	// under database/sql, one cgo call per operation.
+	Work func(state *any, args []driver.NamedValue) error
 }
 
 // Driver is a database/sql driver answering from a fixed table.
 type Driver struct {
 	answers map[string]*Answer
+	hasWork bool // some answer has Work: execs look their text up
+	// Tx, when set, runs at BEGIN, COMMIT and ROLLBACK (the SQL word is
+	// passed), with the connection's state, as Answer.Work does.
+	Tx func(state *any, sql string) error
 }
 
 // New returns a driver that answers queries from answers, keyed by the exact
 // query text.
 func New(answers map[string]*Answer) *Driver {
+	d := &Driver{answers: answers}
 	for _, a := range answers {
 		if a.Count == 0 {
 			a.Count = len(a.Rows)
 		}
+		d.hasWork = d.hasWork || a.Work != nil
 	}
-	return &Driver{answers: answers}
+	return d
 }
 
 // Register registers a new driver under name.
@@ -61,6 +72,7 @@ var errNoAnswer = errors.New("nopdriver: no canned answer for this query")
 type conn struct {
 	d      *Driver
 	closed bool
+	state  any // Answer.Work's and Driver.Tx's
 }
 
 func (c *conn) Prepare(query string) (driver.Stmt, error) {
@@ -73,13 +85,20 @@ func (c *conn) PrepareContext(_ context.Context, query string) (driver.Stmt, err
 
 func (c *conn) Close() error { c.closed = true; return nil }
 
-func (c *conn) Begin() (driver.Tx, error) { return c, nil }
+func (c *conn) Begin() (driver.Tx, error) { return c.BeginTx(context.Background(), driver.TxOptions{}) }
 
-func (c *conn) BeginTx(context.Context, driver.TxOptions) (driver.Tx, error) { return c, nil }
+func (c *conn) BeginTx(context.Context, driver.TxOptions) (driver.Tx, error) { return c, c.tx("BEGIN") }
 
-func (c *conn) Commit() error { return nil }
+func (c *conn) Commit() error { return c.tx("COMMIT") }
 
-func (c *conn) Rollback() error { return nil }
+func (c *conn) Rollback() error { return c.tx("ROLLBACK") }
+
+func (c *conn) tx(sql string) error {
+	if c.d.Tx == nil {
+		return nil
+	}
+	return c.d.Tx(&c.state, sql)
+}
 
 func (c *conn) Ping(context.Context) error { return nil }
 
@@ -96,21 +115,38 @@ func (c *conn) CheckNamedValue(*driver.NamedValue) error { return nil }
 // driver too; the function is never called.
 func (c *conn) RegisterFunc(string, any, bool) error { return nil }
 
-func (c *conn) ExecContext(context.Context, string, []driver.NamedValue) (driver.Result, error) {
+func (c *conn) ExecContext(_ context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if c.d.hasWork {
+		return exec1(c, c.d.answers[query], args)
+	}
 	return result{}, nil
 }
 
-func (c *conn) QueryContext(ctx context.Context, query string, _ []driver.NamedValue) (driver.Rows, error) {
-	return query1(ctx, c.d.answers[query])
+func exec1(c *conn, a *Answer, args []driver.NamedValue) (driver.Result, error) {
+	if a != nil && a.Work != nil {
+		if err := a.Work(&c.state, args); err != nil {
+			return nil, err
+		}
+	}
+	return result{}, nil
 }
 
-func query1(ctx context.Context, a *Answer) (driver.Rows, error) {
+func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	return query1(ctx, c, c.d.answers[query], args)
+}
+
+func query1(ctx context.Context, c *conn, a *Answer, args []driver.NamedValue) (driver.Rows, error) {
 	if a == nil {
 		return nil, errNoAnswer
 	}
 	if a.Block {
 		<-ctx.Done()
 		return nil, ctx.Err()
+	}
+	if a.Work != nil {
+		if err := a.Work(&c.state, args); err != nil {
+			return nil, err
+		}
 	}
 	return &rows{a: a}, nil
 }
@@ -123,18 +159,30 @@ type stmt struct {
 func (s *stmt) Close() error  { return nil }
 func (s *stmt) NumInput() int { return -1 }
 
-func (s *stmt) Exec([]driver.Value) (driver.Result, error) { return result{}, nil }
-
-func (s *stmt) ExecContext(context.Context, []driver.NamedValue) (driver.Result, error) {
-	return result{}, nil
+func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {
+	return exec1(s.c, s.a, named(args))
 }
 
-func (s *stmt) Query([]driver.Value) (driver.Rows, error) {
-	return query1(context.Background(), s.a)
+func (s *stmt) ExecContext(_ context.Context, args []driver.NamedValue) (driver.Result, error) {
+	return exec1(s.c, s.a, args)
 }
 
-func (s *stmt) QueryContext(ctx context.Context, _ []driver.NamedValue) (driver.Rows, error) {
-	return query1(ctx, s.a)
+func (s *stmt) Query(args []driver.Value) (driver.Rows, error) {
+	return query1(context.Background(), s.c, s.a, named(args))
+}
+
+func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	return query1(ctx, s.c, s.a, args)
+}
+
+// named converts the arguments of the pre-context methods, which
+// database/sql never calls on this driver.
+func named(args []driver.Value) []driver.NamedValue {
+	nv := make([]driver.NamedValue, len(args))
+	for i, v := range args {
+		nv[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	return nv
 }
 
 func (s *stmt) CheckNamedValue(*driver.NamedValue) error { return nil }

@@ -58,3 +58,80 @@ func NopAnswers() map[string]*nopdriver.Answer {
 	}
 	return a
 }
+
+// FloorOps are the C program's workloads one op at a time (package cfloor:
+// bench/c/bench.c's op functions, one cgo call each), for FloorAnswers.
+type FloorOps struct {
+	// The large fixtures, built when the workload fills its own (untimed).
+	WideSetup, IntSetup, PointSetup func() error
+
+	Exec, Query, Params, Rows, Stmt10Cols, ExecStep, QueryStep func() error
+	Custom, WideScan, IntScan                                  func() error
+	BatchExec                                                  func(sql string) error
+	BatchRow                                                   func(id int64) error
+	PointOpen                                                  func() (any, error)
+	Point                                                      func(worker any, key int64) error
+}
+
+// FloorSkip names the workloads the floor program cannot run: those the C
+// program does not run, and those whose C op is a whole query already timed
+// against C alone (the CTE, cancellation).
+var FloorSkip = map[string]string{
+	"QueryParallel":       "the C program does not run it",
+	"Context/Background":  "SQLite's own work, measured against C directly",
+	"Context/Cancellable": "SQLite's own work, measured against C directly",
+	"CancelLatency":       "no database/sql floor to add",
+}
+
+// FloorAnswers returns the nop driver's answers with each workload's C op
+// attached as its Work, and the transaction hook for BatchInsert: database/sql
+// on the nop driver plus SQLite's work in one cgo call per operation, the
+// floor under any cgo driver, measured in one process so that the two parts
+// share the caches, branch predictors and scheduler as they do in a driver.
+func FloorAnswers(ops FloorOps) (map[string]*nopdriver.Answer, func(state *any, sql string) error) {
+	a := NopAnswers()
+	work := func(f func() error) func(*any, []driver.NamedValue) error {
+		return func(*any, []driver.NamedValue) error { return f() }
+	}
+	set := func(query string, w func(*any, []driver.NamedValue) error) {
+		ans := a[query]
+		if ans == nil {
+			ans = &nopdriver.Answer{}
+			a[query] = ans
+		}
+		ans.Work = w
+	}
+	set(sqlWideFill, work(ops.WideSetup))
+	set(sqlIntFill, work(ops.IntSetup))
+	set(sqlPointFill, work(ops.PointSetup))
+	set(sqlExec, work(ops.Exec))
+	set(sqlQuery, work(ops.Query))
+	set(sqlParams, work(ops.Params))
+	set(sqlRows, work(ops.Rows))
+	set(sqlStmt10Cols, work(ops.Stmt10Cols))
+	set(sqlExecStep, work(ops.ExecStep))
+	set(sqlQueryStep, work(ops.QueryStep))
+	set(sqlCustomAdd, work(ops.Custom))
+	set(sqlWideScan, work(ops.WideScan))
+	set(sqlIntScan, work(ops.IntScan))
+	set("DELETE FROM batch", func(*any, []driver.NamedValue) error { return ops.BatchExec("DELETE FROM batch") })
+	set(sqlBatchInsert, func(_ *any, args []driver.NamedValue) error {
+		id, ok := args[0].Value.(int) // the nop driver converts no argument
+		if !ok {
+			return fmt.Errorf("batch id is %T", args[0].Value)
+		}
+		return ops.BatchRow(int64(id))
+	})
+	set(sqlPointLookup, func(state *any, args []driver.NamedValue) error {
+		if *state == nil {
+			w, err := ops.PointOpen()
+			if err != nil {
+				return err
+			}
+			*state = w
+		}
+		return ops.Point(*state, args[0].Value.(int64))
+	})
+	tx := func(_ *any, sql string) error { return ops.BatchExec(sql) }
+	return a, tx
+}

@@ -1,7 +1,9 @@
 package workload
 
 import (
+	"database/sql"
 	"flag"
+	"maps"
 	"os"
 	"regexp"
 	"strings"
@@ -11,7 +13,7 @@ import (
 	"github.com/fastsqlite/sqlite3/bench/nopdriver"
 )
 
-var registerNop sync.Once
+var registerNop, registerFloor sync.Once
 
 // TestNop runs every workload once on the nop driver: it checks the harness
 // (fixtures, checks, result lines) without any SQLite driver.
@@ -70,5 +72,81 @@ func TestCProgramNames(t *testing.T) {
 	}
 	if got, want := strings.Join(names, " "), strings.Join(Names(nil), " "); got != want {
 		t.Errorf("bench.c workloads:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestFloorWiring runs every workload once on the nop driver with
+// FloorAnswers, its C ops replaced by counters: each workload that the floor
+// program runs must call its own C op (and only the fixtures' fills may build
+// the large C fixtures), or cfloor would time database/sql alone.
+func TestFloorWiring(t *testing.T) {
+	calls := map[string]int{}
+	count := func(name string) func() error { return func() error { calls[name]++; return nil } }
+	ops := FloorOps{
+		WideSetup: count("WideSetup"), IntSetup: count("IntSetup"), PointSetup: count("PointSetup"),
+		Exec: count("Exec"), Query: count("Query"), Params: count("Params"), Rows: count("Rows"),
+		Stmt10Cols: count("Stmt10Cols"), ExecStep: count("ExecStep"), QueryStep: count("QueryStep"),
+		Custom: count("Custom"), WideScan: count("WideScan"), IntScan: count("IntScan"),
+		BatchExec: func(sql string) error { calls["BatchExec "+sql]++; return nil },
+		BatchRow:  func(int64) error { calls["BatchRow"]++; return nil },
+		PointOpen: func() (any, error) { calls["PointOpen"]++; return new(int), nil },
+		Point: func(w any, key int64) error {
+			if _, ok := w.(*int); !ok || key < 1 || key > pointRows {
+				t.Errorf("point lookup of key %d on worker %v", key, w)
+			}
+			calls["Point"]++
+			return nil
+		},
+	}
+	answers, tx := FloorAnswers(ops)
+	d := nopdriver.New(answers)
+	d.Tx = tx
+	registerFloor.Do(func() { sql.Register("floor-test", d) })
+	bt := flag.Lookup("test.benchtime")
+	old := bt.Value.String()
+	if err := bt.Value.Set("1x"); err != nil {
+		t.Fatal(err)
+	}
+	defer bt.Value.Set(old)
+
+	want := map[string][]string{
+		"Exec": {"Exec"}, "Query": {"Query"}, "Params": {"Params"}, "Stmt": {"Params"},
+		"Rows": {"Rows"}, "StmtRows": {"Rows"}, "Stmt10Cols": {"Stmt10Cols"},
+		"ExecStep": {"ExecStep"}, "QueryStep": {"QueryStep"}, "CustomFunctions": {"Custom"},
+		"WideScan/String": {"WideScan", "WideSetup"}, "WideScan/RawBytes": {"WideScan"},
+		"IntScan":       {"IntScan", "IntSetup"},
+		"BatchInsert":   {"BatchRow", "BatchExec BEGIN", "BatchExec COMMIT", "BatchExec DELETE FROM batch"},
+		"PointLookup/1": {"Point", "PointOpen", "PointSetup"}, "PointLookup/8": {"Point"},
+	}
+	var names []string
+	for _, n := range Names(nil) {
+		if FloorSkip[n] == "" {
+			names = append(names, n)
+		} else if want[n] != nil {
+			t.Errorf("%s is skipped but has ops", n)
+		}
+	}
+	before := map[string]int{}
+	err := Run(Driver{Label: "cfloor", SQLName: "floor-test"}, names, func(r Result) {
+		if r.Err != nil || r.Skip != "" {
+			t.Errorf("%s: %v %s", r.Name, r.Err, r.Skip)
+		}
+		for _, op := range want[r.Name] {
+			if calls[op] == before[op] {
+				t.Errorf("%s did not call the C op %s", r.Name, op)
+			}
+		}
+		if len(want[r.Name]) == 0 {
+			t.Errorf("%s has no C op in this test", r.Name)
+		}
+		maps.Copy(before, calls)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, setup := range []string{"WideSetup", "IntSetup", "PointSetup"} {
+		if calls[setup] != 1 {
+			t.Errorf("%s ran %d times, want once (with the fixture)", setup, calls[setup])
+		}
 	}
 }

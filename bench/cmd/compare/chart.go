@@ -15,6 +15,7 @@ var chartSeries = []struct {
 }{
 	{"C (physical limit)", "#555555", "c", nil},
 	{"C + database/sql floor", "#aaaaaa", "c", []string{"nop"}},
+	{"C under database/sql, one process (cfloor)", "#ff7f0e", "cfloor", nil},
 	{"mattn/go-sqlite3", "#1f77b4", "mattn", nil},
 	{"modernc.org/sqlite", "#2ca02c", "modernc", nil},
 	{"ncruces/go-sqlite3", "#d62728", "ncruces", nil},

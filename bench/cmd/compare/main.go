@@ -37,8 +37,10 @@ import (
 )
 
 // allDrivers lists the drivers in table order. "c" is the C program, "nop"
-// the database/sql floor; the others are Go programs in cmd/<name>.
-var allDrivers = []string{"c", "nop", "ours", "mattn", "modernc", "ncruces"}
+// the database/sql floor, "cfloor" the two in one process (the nop driver
+// doing the C program's work, one cgo call per operation); the others are Go
+// programs in cmd/<name>.
+var allDrivers = []string{"c", "nop", "cfloor", "ours", "mattn", "modernc", "ncruces"}
 
 func main() {
 	rounds := flag.Int("rounds", 5, "rounds: each runs every driver once, in a rotating order")
@@ -256,7 +258,7 @@ func build(root, binDir string, drivers []string, log func(string, ...any)) (map
 	var pkgs []string
 	for _, d := range drivers {
 		bins[d] = filepath.Join(binDir, d)
-		if d != "c" {
+		if d != "c" && d != "cfloor" {
 			pkgs = append(pkgs, "./cmd/"+d)
 		}
 	}
@@ -276,38 +278,32 @@ func build(root, binDir string, drivers []string, log func(string, ...any)) (map
 			return nil, fmt.Errorf("building the C program: %w", err)
 		}
 	}
+	if _, ok := bins["cfloor"]; ok {
+		if err := buildFloor(root, bins["cfloor"], log); err != nil {
+			return nil, fmt.Errorf("building cmd/cfloor: %w", err)
+		}
+	}
 	return bins, nil
 }
 
-// buildC compiles c/bench.c against the driver's vendored amalgamation with
-// exactly the flags cgo uses for the driver: CGO_CFLAGS (-O2 -g by default)
-// and the #cgo CFLAGS of compile_options.go. The amalgamation's object file
-// is cached in the user cache directory, keyed by its source, flags and
-// compiler, since compiling it takes about a minute.
-func buildC(root, exe string, log func(string, ...any)) error {
+// sqliteFlags are the flags the C program and package cfloor compile the
+// vendored amalgamation with, exactly those cgo uses for the driver:
+// CGO_CFLAGS (-O2 -g by default) and the #cgo CFLAGS of compile_options.go;
+// dir is the driver's directory, which holds the amalgamation.
+func sqliteFlags(root string) (cflags []string, dir string, err error) {
 	const pkg = "github.com/fastsqlite/sqlite3"
-	dir, err := goOutput(root, "list", "-f", "{{.Dir}}", pkg)
-	if err != nil {
-		return err
+	if dir, err = goOutput(root, "list", "-f", "{{.Dir}}", pkg); err != nil {
+		return nil, "", err
 	}
 	cgoFlags, err := goOutput(root, "list", "-f", `{{join .CgoCFLAGS " "}}`, pkg)
 	if err != nil {
-		return err
-	}
-	ldFlags, err := goOutput(root, "list", "-f", `{{join .CgoLDFLAGS " "}}`, pkg)
-	if err != nil {
-		return err
+		return nil, "", err
 	}
 	envFlags, err := goOutput(root, "env", "CGO_CFLAGS")
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	cc, err := goOutput(root, "env", "CC")
-	if err != nil {
-		return err
-	}
-	ccArgs := strings.Fields(cc)
-	cflags := strings.Fields(envFlags)
+	cflags = strings.Fields(envFlags)
 	for _, f := range strings.Fields(cgoFlags) {
 		// The driver compiles the amalgamation inside bridge.c (one
 		// translation unit); these two only make the file's own compile
@@ -316,6 +312,44 @@ func buildC(root, exe string, log func(string, ...any)) error {
 			cflags = append(cflags, f)
 		}
 	}
+	return cflags, dir, nil
+}
+
+// buildFloor builds cmd/cfloor with SQLite compiled with the driver's flags
+// (in CGO_CFLAGS, which go build's cache keys on).
+func buildFloor(root, exe string, log func(string, ...any)) error {
+	cflags, _, err := sqliteFlags(root)
+	if err != nil {
+		return err
+	}
+	log("building ./cmd/cfloor (it compiles SQLite too, with the driver's options)")
+	cmd := exec.Command("go", "build", "-o", exe, "./cmd/cfloor")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_CFLAGS="+strings.Join(cflags, " "))
+	cmd.Stdout = os.Stderr
+	cmd.Stderr = os.Stderr
+	return cmd.Run()
+}
+
+// buildC compiles c/bench.c against the driver's vendored amalgamation with
+// exactly the flags cgo uses for the driver: CGO_CFLAGS (-O2 -g by default)
+// and the #cgo CFLAGS of compile_options.go. The amalgamation's object file
+// is cached in the user cache directory, keyed by its source, flags and
+// compiler, since compiling it takes about a minute.
+func buildC(root, exe string, log func(string, ...any)) error {
+	cflags, dir, err := sqliteFlags(root)
+	if err != nil {
+		return err
+	}
+	ldFlags, err := goOutput(root, "list", "-f", `{{join .CgoLDFLAGS " "}}`, "github.com/fastsqlite/sqlite3")
+	if err != nil {
+		return err
+	}
+	cc, err := goOutput(root, "env", "CC")
+	if err != nil {
+		return err
+	}
+	ccArgs := strings.Fields(cc)
 	cflags = append(cflags, "-I"+dir)
 
 	src := filepath.Join(dir, "sqlite3-binding.c")

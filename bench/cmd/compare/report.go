@@ -157,7 +157,7 @@ var metricDoc = map[string]string{
 // writeTables writes the comparison as Markdown tables; the ratio tables
 // compare the time metric metric ("ns/op" or "cpu-ns/op").
 func (r *results) writeTables(w io.Writer, metric string) {
-	goDrivers := r.except("c", "nop")
+	goDrivers := r.except("c", "nop", "cfloor")
 	others := r.except("ours")
 
 	for _, unit := range []string{"ns/op", "cpu-ns/op"} {
@@ -191,6 +191,11 @@ func (r *results) writeTables(w io.Writer, metric string) {
 	if r.has("c") && r.has("nop") {
 		fmt.Fprintf(w, "### %s relative to C + database/sql floor (1: no cost beyond SQLite's and database/sql's)\n\n", metric)
 		r.table(w, goDrivers, r.ratioCell(metric, "c", "nop"))
+		fmt.Fprintln(w)
+	}
+	if r.has("cfloor") {
+		fmt.Fprintf(w, "### %s relative to cfloor (database/sql and SQLite's work in one process, one cgo call per operation: the floor of any cgo driver)\n\n", metric)
+		r.table(w, goDrivers, r.ratioCell(metric, "cfloor"))
 		fmt.Fprintln(w)
 	}
 	for _, unit := range []string{"B/op", "allocs/op"} {

@@ -1,0 +1,123 @@
+/* cfloor.c: the C program's workloads (bench/c/bench.c, included whole
+** without its main), one op per call. The statements are prepared on first
+** use and kept, as the C program prepares them outside its timed loop. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#define BENCH_NO_MAIN
+#include "../c/bench.c"
+#include "cfloor.h"
+
+/* kept prepares sql on db into *st the first time. */
+static int kept(sqlite3 *db, const char *sql, sqlite3_stmt **st) {
+  if (*st) return 0;
+  return prepare(db, sql, st);
+}
+
+int cf_wide_setup(void) { return wide_setup(); }
+int cf_int_setup(void) { return int_setup(); }
+int cf_point_setup(void) { return point_setup(); }
+
+int cf_exec(void) {
+  static sqlite3_stmt *st;
+  TRY(suite());
+  TRY(kept(suite_db, "select 1", &st));
+  return op_exec(st);
+}
+
+int cf_query(void) {
+  static sqlite3_stmt *st;
+  TRY(suite());
+  TRY(kept(suite_db, "select null, 1, 1.1, 'foo'", &st));
+  return read4(st);
+}
+
+int cf_params(void) {
+  static sqlite3_stmt *st;
+  TRY(suite());
+  TRY(kept(suite_db, "select ?, ?, ?, ?", &st));
+  return op_params(st);
+}
+
+int cf_rows(void) {
+  static sqlite3_stmt *st;
+  TRY(suite());
+  TRY(kept(suite_db, "select * from bench", &st));
+  return op_rows(st);
+}
+
+int cf_stmt10cols(void) {
+  static sqlite3_stmt *st;
+  TRY(suite());
+  TRY(kept(suite_db, "SELECT i1, i2, i3, f1, f2, t1, t2, t3, b, n FROM bench10cols", &st));
+  return op_stmt10cols(st);
+}
+
+int cf_exec_step(void) {
+  int64_t a = 0, b = 0;
+  TRY(suite());
+  return run_script(suite_db, exec_step_script, &a, &b);
+}
+
+int cf_query_step(void) {
+  int64_t a = 0, b = 0;
+  TRY(suite());
+  return run_script(suite_db, query_step_script, &a, &b);
+}
+
+int cf_custom(void) {
+  static sqlite3_stmt *st;
+  TRY(custom_setup());
+  TRY(kept(custom_db, "SELECT custom_add(1,2)", &st));
+  return op_custom(st);
+}
+
+int cf_wide_scan(void) {
+  static sqlite3_stmt *st;
+  TRY(wide_setup());
+  TRY(kept(wide_db, "SELECT * FROM wide", &st));
+  return op_wide_scan(st);
+}
+
+int cf_int_scan(void) {
+  static sqlite3_stmt *st;
+  TRY(int_setup());
+  TRY(kept(int_db, "SELECT a, b, c FROM ints", &st));
+  return op_int_scan(st);
+}
+
+/* BatchInsert's other statements: BEGIN, COMMIT, ROLLBACK, DELETE. */
+int cf_batch_exec(const char *sql) {
+  TRY(batch_setup());
+  return exec(batch_db, sql);
+}
+
+int cf_batch_row(int64_t r) {
+  static sqlite3_stmt *st;
+  TRY(batch_setup());
+  TRY(kept(batch_db, "INSERT INTO batch (id, n, f, s) VALUES (?, ?, ?, ?)", &st));
+  return op_batch_row(st, r);
+}
+
+/* cf_point_open opens one pooled connection's own connection to the point
+** lookup file, as each C worker thread has one. NULL on failure. */
+void *cf_point_open(void) {
+  point_worker *w;
+  if (point_setup() != 0) return NULL;
+  if (!(w = calloc(1, sizeof *w))) return NULL;
+  if (point_open(w) != 0) {
+    free(w);
+    return NULL;
+  }
+  return w;
+}
+
+int cf_point(void *w, int64_t key) { return point_lookup_key((point_worker *)w, key); }
+
+const char *cf_error(void) { return errbuf; }
+
+/* Two of the driver's compile options (compile_options.go), which only
+** cmd/compare's build passes here. */
+int cf_built_with_driver_options(void) {
+  return sqlite3_compileoption_used("DEFAULT_MEMSTATUS=0") && sqlite3_compileoption_used("ENABLE_SESSION");
+}
+
+void cf_cleanup(void) { remove_tmpdir(); }
