@@ -66,6 +66,10 @@ func (b *binder) finish() error {
 	return nil
 }
 
+// left reports whether arguments may still be consumed, or be reported as
+// unused: the statements left must then come to Go to be bound or checked.
+func (b *binder) left() bool { return b.next < len(b.args) || b.countNamed() > 0 }
+
 func (b *binder) positionalUsed() int {
 	n := 0
 	for i := 0; i < b.next && i < len(b.args); i++ {

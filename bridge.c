@@ -130,36 +130,42 @@ static int bridge_columns(bridge_stmt *s, sqlite3_stmt *st) {
   return SQLITE_OK;
 }
 
-int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int flags, uint64_t gen) {
-  sqlite3_stmt *st = 0;
-  const char *tail = 0;
-  bridge_stmt *s;
-  int rc;
-
-  c->prepared = 0;
-  if (sql) {
-    if (n + 1 > c->sql_cap || (c->sql_cap > (1 << 20) && n + 1 < c->sql_cap / 4)) {
-      /* Grow to fit; shrink a very large buffer once queries are small again. */
-      char *p = (char *)realloc(c->sql, (size_t)n + 1);
-      if (!p) return SQLITE_NOMEM;
-      c->sql = p;
-      c->sql_cap = n + 1;
+/* Whether s[0:n] holds no statement: only spaces, semicolons and comments
+** (SQLite accepts an unterminated block comment at the end). */
+static int bridge_only_trivia(const char *s, int n) {
+  int i = 0;
+  while (i < n) {
+    char ch = s[i];
+    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v' || ch == ';') {
+      i++;
+    } else if (ch == '-' && i + 1 < n && s[i + 1] == '-') {
+      const char *nl = (const char *)memchr(s + i, '\n', (size_t)(n - i));
+      if (!nl) return 1;
+      i = (int)(nl - s) + 1;
+    } else if (ch == '/' && i + 1 < n && s[i + 1] == '*') {
+      int j = i + 2;
+      while (j + 1 < n && !(s[j] == '*' && s[j + 1] == '/')) j++;
+      if (j + 1 >= n) return 1;
+      i = j + 2;
+    } else {
+      return 0;
     }
-    memcpy(c->sql, sql, (size_t)n);
-    c->sql[n] = 0;
-    c->sql_len = n;
   }
-  if (off < 0 || off > c->sql_len) return SQLITE_RANGE;
-  c->tail = off;
-  if (bridge_arm(c, gen)) return SQLITE_INTERRUPT;
-  /* nByte includes the terminator: SQLite then parses in place, without a copy. */
-  rc = sqlite3_prepare_v3(c->db, c->sql + off, c->sql_len - off + 1, flags, &st, &tail);
-  if (rc != SQLITE_OK) return rc;
-  c->tail = tail ? (int)(tail - c->sql) : c->sql_len;
-  if (c->tail > c->sql_len) c->tail = c->sql_len;
-  if (!st) return SQLITE_OK;
+  return 1;
+}
 
-  s = (bridge_stmt *)calloc(1, sizeof(bridge_stmt));
+/* The offset of the SQL after a statement prepared from byte off, whose
+** tail SQLite returned: the end of the buffer when only trivia is left, so
+** that Go tells the last statement by tail == length alone. */
+static int bridge_next(bridge_conn *c, const char *tail) {
+  int next = tail ? (int)(tail - c->sql) : c->sql_len;
+  if (next > c->sql_len || bridge_only_trivia(c->sql + next, c->sql_len - next)) next = c->sql_len;
+  return next;
+}
+
+/* Wraps st in a new bridge_stmt, the connection's c->prepared. */
+static int bridge_adopt(bridge_conn *c, sqlite3_stmt *st) {
+  bridge_stmt *s = (bridge_stmt *)calloc(1, sizeof(bridge_stmt));
   if (!s || bridge_columns(s, st) != SQLITE_OK) {
     free(s);
     sqlite3_finalize(st);
@@ -175,6 +181,32 @@ int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int
   c->stmts = s;
   c->prepared = s;
   return SQLITE_OK;
+}
+
+int bridge_prepare(bridge_conn *c, const char *sql, int n, unsigned int flags, uint64_t gen) {
+  sqlite3_stmt *st = 0;
+  const char *tail = 0;
+  int rc;
+
+  c->prepared = 0;
+  c->tail = 0;
+  if (n + 1 > c->sql_cap || (c->sql_cap > (1 << 20) && n + 1 < c->sql_cap / 4)) {
+    /* Grow to fit; shrink a very large buffer once queries are small again. */
+    char *p = (char *)realloc(c->sql, (size_t)n + 1);
+    if (!p) return SQLITE_NOMEM;
+    c->sql = p;
+    c->sql_cap = n + 1;
+  }
+  memcpy(c->sql, sql, (size_t)n);
+  c->sql[n] = 0;
+  c->sql_len = n;
+  if (bridge_arm(c, gen)) return SQLITE_INTERRUPT;
+  /* nByte includes the terminator: SQLite then parses in place, without a copy. */
+  rc = sqlite3_prepare_v3(c->db, c->sql, c->sql_len + 1, flags, &st, &tail);
+  if (rc != SQLITE_OK) return rc;
+  c->tail = bridge_next(c, tail);
+  if (!st) return SQLITE_OK;
+  return bridge_adopt(c, st);
 }
 
 void bridge_finalize(bridge_stmt *s) {
@@ -294,13 +326,12 @@ static void bridge_copy_out(bridge_stmt *s, bridge_col *row, int *used) {
 /* Steps once. depth tells Go that SQL run by a callback (a Go function or
 ** hook using this connection) is nested inside this step. A row produced after
 ** sqlite3_interrupt (a panicking collation) is not a row. */
-static int bridge_run(bridge_stmt *s) {
-  bridge_conn *c = s->conn;
+static int bridge_run_stmt(bridge_conn *c, sqlite3_stmt *st) {
   sqlite3_stmt *outer = c->running;
   int rc;
   c->depth++;
-  c->running = s->stmt;
-  rc = sqlite3_step(s->stmt);
+  c->running = st;
+  rc = sqlite3_step(st);
   c->running = outer;
   c->depth--;
 #if SQLITE_VERSION_NUMBER >= 3041000
@@ -308,6 +339,8 @@ static int bridge_run(bridge_stmt *s) {
 #endif
   return rc;
 }
+
+static int bridge_run(bridge_stmt *s) { return bridge_run_stmt(s->conn, s->stmt); }
 
 static int bridge_step_row(bridge_stmt *s, uint64_t gen) {
   bridge_conn *c = s->conn;
@@ -338,6 +371,56 @@ int bridge_exec(bridge_stmt *s, uint64_t gen) {
     sqlite3_clear_bindings(s->stmt);
     s->bound = 0;
   }
+  return rc;
+}
+
+int bridge_exec_script(bridge_conn *c, int off, int stop_at_last, uint64_t gen) {
+  int rc = SQLITE_OK;
+  c->prepared = 0;
+  c->script_ran = 0;
+  if (off < 0 || off > c->sql_len) {
+    c->script_off = 0;
+    return SQLITE_RANGE;
+  }
+  /* Offsets, not pointers: a Go function called by a step may run SQL on
+  ** this connection, which sets c->sql aside and back meanwhile. */
+  while (off < c->sql_len) {
+    sqlite3_stmt *st = 0;
+    const char *tail = 0;
+    int next;
+    if (bridge_arm(c, gen)) {
+      rc = SQLITE_INTERRUPT;
+      break;
+    }
+    rc = sqlite3_prepare_v3(c->db, c->sql + off, c->sql_len - off + 1, 0, &st, &tail);
+    if (rc != SQLITE_OK) break;
+    next = bridge_next(c, tail);
+    if (!st) {
+      off = next;
+      continue;
+    }
+    if (sqlite3_bind_parameter_count(st) > 0 || (stop_at_last && next == c->sql_len)) {
+      /* Go binds (or queries) this one. */
+      rc = bridge_adopt(c, st);
+      c->tail = next;
+      c->script_off = off;
+      return rc;
+    }
+    do {
+      rc = bridge_run_stmt(c, st);
+    } while (rc == SQLITE_ROW);
+    c->script_changes = sqlite3_changes64(c->db);
+    c->script_last_id = sqlite3_last_insert_rowid(c->db);
+    c->script_ran = 1;
+    /* After a failed step, finalize returns the step's code and leaves its
+    ** message for bridge_errinfo. */
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) break;
+    rc = SQLITE_OK;
+    off = next;
+  }
+  c->prepared = 0; /* not a nested operation's statement */
+  c->tail = c->script_off = off;
   return rc;
 }
 

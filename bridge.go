@@ -132,24 +132,39 @@ func cDBConfig(h connHandle, op, value int) int {
 // cClose calls bridge_close: finalizes every live statement and closes.
 func cClose(h connHandle) int { return int(C.bridge_close(h)) }
 
-// cPrepare calls bridge_prepare (sqlite3_prepare_v3). With load, the SQL buffer
-// is first filled with sql; otherwise sql is ignored and the statement starting
-// at byte off of the buffer already loaded is prepared. The Go bytes are only
-// read during the call.
-func cPrepare(h connHandle, sql string, load bool, off int, flags uint, gen uint64) (stmtHandle, int, int) {
-	var p *C.char
-	n := 0
-	if load {
-		p, n = (*C.char)(unsafe.Pointer(unsafe.StringData(sql))), len(sql)
-		if p == nil {
-			p = (*C.char)(unsafe.Pointer(&zeroByte))
-		}
+// cPrepare calls bridge_prepare (sqlite3_prepare_v3): the SQL buffer is
+// filled with sql and its first statement prepared. The Go bytes are only read
+// during the call. The tail is len(sql) when only trivia follows.
+func cPrepare(h connHandle, sql string, flags uint, gen uint64) (stmtHandle, int, int) {
+	p := (*C.char)(unsafe.Pointer(unsafe.StringData(sql)))
+	if p == nil {
+		p = (*C.char)(unsafe.Pointer(&zeroByte))
 	}
-	rc := C.bridge_prepare(h, p, C.int(n), C.int(off), C.uint(flags), C.uint64_t(gen))
+	rc := C.bridge_prepare(h, p, C.int(len(sql)), C.uint(flags), C.uint64_t(gen))
 	return h.prepared, int(h.tail), int(rc)
 }
 
 var zeroByte byte
+
+// cExecScript calls bridge_exec_script: from byte off of the SQL loaded by
+// cPrepare, the statements that take no parameters run in C, all in
+// this one call. It returns the statement Go must run next (nil at the end of
+// the SQL or on error), the offset it (or the failing one) starts at, the
+// base of error offsets, and the offset after it.
+func cExecScript(h connHandle, off int, stopAtLast bool, gen uint64) (s stmtHandle, start, tail, rc int) {
+	var last C.int
+	if stopAtLast {
+		last = 1
+	}
+	rc = int(C.bridge_exec_script(h, C.int(off), last, C.uint64_t(gen)))
+	return h.prepared, int(h.script_off), int(h.tail), rc
+}
+
+// scriptResult is the last insert rowid and changes of the last statement
+// cExecScript ran; ran is false if it ran none.
+func scriptResult(h connHandle) (id, changes int64, ran bool) {
+	return int64(h.script_last_id), int64(h.script_changes), h.script_ran != 0
+}
 
 // cFinalize calls bridge_finalize (sqlite3_finalize).
 func cFinalize(s stmtHandle) { C.bridge_finalize(s) }

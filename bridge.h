@@ -3,12 +3,15 @@
 **
 ** The bridge exists to make each unit of work one cgo call: one call prepares a
 ** statement, one call binds every parameter and runs it, one call steps a row and
-** describes every column. Go reads results straight out of the C structs below
-** (no further cgo calls), and never hands C a Go pointer to keep.
+** describes every column, one call runs the parameterless statements of a script.
+** Go reads results straight out of the C structs below (no further cgo calls),
+** and never hands C a Go pointer to keep.
 **
 ** Ownership: bridge_open allocates a bridge_conn, bridge_close frees it and every
-** statement still prepared on it. bridge_prepare allocates a bridge_stmt,
-** bridge_finalize frees it (exactly once; after bridge_close it must not be called).
+** statement still prepared on it. bridge_prepare and bridge_exec_script allocate
+** a bridge_stmt (c->prepared), bridge_finalize frees it (exactly once; after
+** bridge_close it must not be called). The statements bridge_exec_script runs
+** itself are finalized before it returns.
 */
 #ifndef FASTSQLITE_BRIDGE_H
 #define FASTSQLITE_BRIDGE_H
@@ -123,9 +126,11 @@ struct bridge_conn {
   char *sql;
   int sql_len, sql_cap;
 
-  /* Output of bridge_prepare. */
+  /* Output of bridge_prepare and bridge_exec_script. */
   bridge_stmt *prepared;
   int tail;
+  int script_off, script_ran;
+  sqlite3_int64 script_changes, script_last_id;
 
   /* Output of bridge_errinfo. */
   int err_code, err_ext, err_errno, err_offset;
@@ -150,12 +155,23 @@ int bridge_db_config(bridge_conn *c, int op, int value);
 /* Finalizes every live statement and closes the database. Frees c. */
 int bridge_close(bridge_conn *c);
 
-/* Prepares the statement starting at byte off of the connection's SQL buffer.
-** When sql is not NULL, the buffer is first loaded with sql[0:n]. On SQLITE_OK,
+/* Loads the connection's SQL buffer with sql[0:n] and prepares its first
+** statement (bridge_exec_script runs the others). On SQLITE_OK,
 ** c->prepared is the new statement (NULL if only whitespace or comments were
-** left) and c->tail the byte offset just after it. gen arms cancellation as
+** left) and c->tail the byte offset just after it: the length of the SQL when
+** only spaces, semicolons and comments follow. gen arms cancellation as
 ** for bridge_exec (a prepare can wait on a lock to read the schema). */
-int bridge_prepare(bridge_conn *c, const char *sql, int n, int off, unsigned int flags, uint64_t gen);
+int bridge_prepare(bridge_conn *c, const char *sql, int n, unsigned int flags, uint64_t gen);
+
+/* Runs the statements of the connection's SQL buffer from byte off, each
+** prepared, stepped to its end and finalized within this one call (rows are
+** discarded), until the end of the SQL, an error, or a statement that Go must
+** run: one with parameters, or, with stop_at_last, the last one. That
+** statement is left prepared in c->prepared, as by bridge_prepare (c->tail
+** after it). c->script_off is where the statement stopped at, or failed,
+** starts (the base of error offsets); if any statement ran, script_ran is set
+** and script_changes and script_last_id are the last one's. */
+int bridge_exec_script(bridge_conn *c, int off, int stop_at_last, uint64_t gen);
 
 /* Finalizes the statement and frees it. */
 void bridge_finalize(bridge_stmt *s);

@@ -94,7 +94,7 @@ func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.S
 	if s == nil {
 		return nil, driverError("query has no SQL statement")
 	}
-	if tail < len(query) && !onlyTrivia(query[tail:]) {
+	if tail < len(query) {
 		s.finalize()
 		return nil, driverError("Prepare takes one statement; use Exec or Query to run several")
 	}
@@ -264,7 +264,7 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 		if s == nil {
 			break
 		}
-		last := tail >= len(query) || onlyTrivia(query[tail:])
+		last := tail >= len(query) // the bridge skips trailing comments and semicolons
 		err := s.bind(&b, last)
 		if err == nil {
 			if rc := cExec(s.h, w.gen); rc != sqliteOK {
@@ -279,19 +279,25 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 		if last {
 			return res, nil
 		}
-		off = tail
+		// The statements after this one that take no parameters run in C,
+		// all in one call; it stops at one that needs arguments, and before
+		// the last while arguments are left for Go to reject.
 		var h stmtHandle
-		if h, tail, rc = cPrepare(c.h, query, false, off, 0, w.gen); h != nil {
+		h, off, tail, rc = cExecScript(c.h, tail, b.left(), w.gen)
+		if id, changes, ran := scriptResult(c.h); ran {
+			res.id, res.changes = id, changes
+		}
+		s = nil
+		if h != nil {
 			if scratch == nil {
 				scratch = new(SQLiteStmt)
 			}
 			scratch.init(c, h)
 			s = scratch
-		} else {
-			s = nil
 		}
 	}
-	// Only spaces and comments: nothing ran, so every argument is left over.
+	// The end of the SQL: after only spaces and comments nothing ran, and
+	// every argument is left over.
 	if err := b.finish(); err != nil {
 		return nil, err
 	}
@@ -334,7 +340,7 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 			w.done()
 			return nil, driverError("query has no SQL statement")
 		}
-		last := tail >= len(query) || onlyTrivia(query[tail:])
+		last := tail >= len(query) // the bridge skips trailing comments and semicolons
 		if err := s.bind(&b, last); err != nil {
 			c.release(s)
 			w.done()
@@ -357,16 +363,16 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 			w.done()
 			return nil, c.errorFor(rc, &w, off)
 		}
-		off = tail
+		// As in ExecContext, up to the last statement, whose rows these are.
 		var h stmtHandle
-		if h, tail, rc = cPrepare(c.h, query, false, off, 0, w.gen); h != nil {
+		h, off, tail, rc = cExecScript(c.h, tail, true, w.gen)
+		s = nil
+		if h != nil {
 			if scratch == nil {
 				scratch = new(SQLiteStmt)
 			}
 			scratch.init(c, h)
 			s = scratch
-		} else {
-			s = nil
 		}
 	}
 }
@@ -392,7 +398,7 @@ func (c *SQLiteConn) execOne(query string) error {
 		return driverError("not a statement: " + query)
 	}
 	defer c.release(s)
-	if tail < len(query) && !onlyTrivia(query[tail:]) {
+	if tail < len(query) {
 		s.cacheKey = "" // never cache a multi-statement text
 		return driverError("not a single statement: " + query)
 	}
@@ -428,32 +434,6 @@ func checkQuery(query string) error {
 		return errTooBig(len(query))
 	}
 	return nil
-}
-
-// onlyTrivia reports whether s holds nothing but spaces, semicolons and
-// comments, so no statement follows.
-func onlyTrivia(s string) bool {
-	for i := 0; i < len(s); {
-		switch c := s[i]; {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == ';':
-			i++
-		case c == '-' && i+1 < len(s) && s[i+1] == '-':
-			j := strings.IndexByte(s[i:], '\n')
-			if j < 0 {
-				return true
-			}
-			i += j + 1
-		case c == '/' && i+1 < len(s) && s[i+1] == '*':
-			j := strings.Index(s[i+2:], "*/")
-			if j < 0 {
-				return true // SQLite accepts an unterminated comment at the end
-			}
-			i += j + 4
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 func valuesToNamed(args []driver.Value) []driver.NamedValue {

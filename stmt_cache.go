@@ -68,14 +68,13 @@ func (c *SQLiteConn) prepareCached(query string, gen uint64) (*SQLiteStmt, int, 
 	if err := checkQuery(query); err != nil {
 		return nil, 0, sqliteOK, err
 	}
-	h, tail, rc := cPrepare(c.h, query, true, 0, 0, gen)
+	h, tail, rc := cPrepare(c.h, query, 0, gen)
 	if rc != sqliteOK || h == nil {
 		return nil, tail, rc, nil
 	}
 	s := newStmt(c, h)
-	if c.cache.max > 0 && onlyTrivia(query[tail:]) {
+	if c.cache.max > 0 && tail >= len(query) {
 		s.cacheKey = query
-		tail = len(query)
 	}
 	return s, tail, rc, nil
 }
