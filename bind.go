@@ -110,6 +110,11 @@ func (s *SQLiteStmt) bind(b *binder, last bool) error {
 		}
 		return nil
 	}
+	if rest := len(b.args) - b.next; (rest == n || !last && rest > n) && b.countNamed() == 0 &&
+		s.bindFast(b.args[b.next:b.next+n]) {
+		b.next += n
+		return nil
+	}
 	c := s.c
 	// Pick the argument of every parameter first, so that nothing is written
 	// to C memory (or malloc'd) before every value is known to be bindable.
@@ -213,6 +218,65 @@ func (s *SQLiteStmt) bind(b *binder, last bool) error {
 		}
 	}
 	return nil
+}
+
+// bindFast is bind for the common case, in one pass: positional arguments,
+// one per parameter, of the usual types (int64, float64, string, []byte,
+// bool, int, nil), their bytes fitting in the arena as it is. It reports
+// false when it cannot, having written only the parameter array, which bind
+// then writes again; nothing is allocated or left to free.
+func (s *SQLiteStmt) bindFast(args []driver.NamedValue) bool {
+	h := s.c.h
+	if len(args) > int(h.args_cap) {
+		return false
+	}
+	slots := argSlots(h)[:len(args)]
+	buf := argArena(h)
+	used := 0
+	for i := range args {
+		slot := &slots[i]
+		slot.own = 0
+		slot.n = 0
+		var b []byte
+		switch v := args[i].Value.(type) {
+		case int64:
+			slot.setInteger(v)
+			continue
+		case float64:
+			slot.setFloat(v)
+			continue
+		case int:
+			slot.setInteger(int64(v))
+			continue
+		case nil:
+			slot.typ = typeNull
+			continue
+		case bool:
+			if v {
+				slot.setInteger(1)
+			} else {
+				slot.setInteger(0)
+			}
+			continue
+		case string:
+			slot.typ = typeText
+			b = unsafe.Slice(unsafe.StringData(v), len(v))
+		case []byte:
+			if v == nil {
+				slot.typ = typeNull // mattn's convention: a nil []byte is NULL
+				continue
+			}
+			slot.typ = typeBlob
+			b = v
+		default:
+			return false
+		}
+		if len(b) >= largeValue || len(b) > len(buf)-used {
+			return false // bind gives it its own C buffer, or grows the arena
+		}
+		_ = putBytes(slot, b, buf, &used) // in the arena: never fails
+	}
+	return true
 }
 
 // argSize validates a value and returns the bytes it needs in the arena.
