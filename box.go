@@ -32,6 +32,15 @@ var (
 	timeType    = typeWord(time.Time{})
 )
 
+// smallInts are the values 0-255 for boxing without arena space, as Go's own
+// conversion of an int64 to an interface shares one static copy of each.
+var smallInts = func() (a [256]int64) {
+	for i := range a {
+		a[i] = int64(i)
+	}
+	return a
+}()
+
 // box returns an interface whose dynamic type is typ and whose value is the
 // one at p, without copying it. p must point to a value of that type that is
 // never modified afterwards.

@@ -12,9 +12,10 @@ import (
 	"testing"
 )
 
-// Values produced by Next point into shared per-row blocks (box.go). They must
-// equal what SQLite holds, survive later rows and garbage collection, and a
-// []byte value must not be able to overwrite its neighbours.
+// Values produced by Next point into shared per-row blocks (box.go), or into
+// the static copies of 0-255. They must equal what SQLite holds, survive later
+// rows and garbage collection, and a []byte value must not be able to
+// overwrite its neighbours.
 func TestNextValuesAreIndependent(t *testing.T) {
 	c := rawConn(t, ":memory:")
 	ctx := context.Background()
@@ -23,14 +24,14 @@ func TestNextValuesAreIndependent(t *testing.T) {
 		INSERT INTO r SELECT x*1000003, x/7.0, 'row ' || x, CAST(zeroblob(x % 5) || x'ff' AS BLOB), CASE WHEN x % 100 = 0 THEN printf('%.*c', 5000, 'z') END, NULL FROM k`, nil); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := c.QueryContext(ctx, "SELECT i, f, s, b, big, n, '' FROM r ORDER BY i", nil)
+	rows, err := c.QueryContext(ctx, "SELECT i, f, s, b, big, n, '', i / 1000003, i / 1000003 - 250 FROM r ORDER BY i", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	var all [][]driver.Value
 	for {
-		dest := make([]driver.Value, 7)
+		dest := make([]driver.Value, 9)
 		if err := rows.Next(dest); err == io.EOF {
 			break
 		} else if err != nil {
@@ -45,7 +46,7 @@ func TestNextValuesAreIndependent(t *testing.T) {
 	}
 	for k, row := range all {
 		x := int64(k + 1)
-		want := []driver.Value{x * 1000003, float64(x) / 7.0, fmt.Sprintf("row %d", x), append(make([]byte, x%5), 0xff), nil, nil, ""}
+		want := []driver.Value{x * 1000003, float64(x) / 7.0, fmt.Sprintf("row %d", x), append(make([]byte, x%5), 0xff), nil, nil, "", x, x - 250}
 		if x%100 == 0 {
 			want[4] = string(bytes.Repeat([]byte{'z'}, 5000))
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"unsafe"
 )
 
 // SQLiteRows is the result of a query. Each Next is at most one cgo call that
@@ -167,6 +168,9 @@ func (r *SQLiteRows) value(i int) driver.Value {
 			return box(timeType, a.timeValue(unixTime(v, s.c.loc)))
 		case classBool:
 			return v > 0
+		}
+		if uint64(v) < uint64(len(smallInts)) {
+			return box(int64Type, unsafe.Pointer(&smallInts[v]))
 		}
 		p := a.word()
 		*(*int64)(p) = v

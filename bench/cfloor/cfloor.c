@@ -16,40 +16,24 @@ int cf_wide_setup(void) { return wide_setup(); }
 int cf_int_setup(void) { return int_setup(); }
 int cf_point_setup(void) { return point_setup(); }
 
-int cf_exec(void) {
-  static sqlite3_stmt *st;
-  TRY(suite());
-  TRY(kept(suite_db, "select 1", &st));
-  return op_exec(st);
-}
+/* ONE_OP(name, setup, db, sql, op): name runs op once on sql, prepared on
+** db (after setup) the first time. */
+#define ONE_OP(name, setup, db, sql, op)  \
+  int name(void) {                        \
+    static sqlite3_stmt *st;              \
+    TRY(setup());                         \
+    TRY(kept(db, sql, &st));              \
+    return op(st);                        \
+  }
 
-int cf_query(void) {
-  static sqlite3_stmt *st;
-  TRY(suite());
-  TRY(kept(suite_db, "select null, 1, 1.1, 'foo'", &st));
-  return read4(st);
-}
-
-int cf_params(void) {
-  static sqlite3_stmt *st;
-  TRY(suite());
-  TRY(kept(suite_db, "select ?, ?, ?, ?", &st));
-  return op_params(st);
-}
-
-int cf_rows(void) {
-  static sqlite3_stmt *st;
-  TRY(suite());
-  TRY(kept(suite_db, "select * from bench", &st));
-  return op_rows(st);
-}
-
-int cf_stmt10cols(void) {
-  static sqlite3_stmt *st;
-  TRY(suite());
-  TRY(kept(suite_db, "SELECT i1, i2, i3, f1, f2, t1, t2, t3, b, n FROM bench10cols", &st));
-  return op_stmt10cols(st);
-}
+ONE_OP(cf_exec, suite, suite_db, "select 1", op_exec)
+ONE_OP(cf_query, suite, suite_db, "select null, 1, 1.1, 'foo'", read4)
+ONE_OP(cf_params, suite, suite_db, "select ?, ?, ?, ?", op_params)
+ONE_OP(cf_rows, suite, suite_db, "select * from bench", op_rows)
+ONE_OP(cf_stmt10cols, suite, suite_db, "SELECT i1, i2, i3, f1, f2, t1, t2, t3, b, n FROM bench10cols", op_stmt10cols)
+ONE_OP(cf_custom, custom_setup, custom_db, "SELECT custom_add(1,2)", op_custom)
+ONE_OP(cf_wide_scan, wide_setup, wide_db, "SELECT * FROM wide", op_wide_scan)
+ONE_OP(cf_int_scan, int_setup, int_db, "SELECT a, b, c FROM ints", op_int_scan)
 
 int cf_exec_step(void) {
   int64_t a = 0, b = 0;
@@ -61,27 +45,6 @@ int cf_query_step(void) {
   int64_t a = 0, b = 0;
   TRY(suite());
   return run_script(suite_db, query_step_script, &a, &b);
-}
-
-int cf_custom(void) {
-  static sqlite3_stmt *st;
-  TRY(custom_setup());
-  TRY(kept(custom_db, "SELECT custom_add(1,2)", &st));
-  return op_custom(st);
-}
-
-int cf_wide_scan(void) {
-  static sqlite3_stmt *st;
-  TRY(wide_setup());
-  TRY(kept(wide_db, "SELECT * FROM wide", &st));
-  return op_wide_scan(st);
-}
-
-int cf_int_scan(void) {
-  static sqlite3_stmt *st;
-  TRY(int_setup());
-  TRY(kept(int_db, "SELECT a, b, c FROM ints", &st));
-  return op_int_scan(st);
 }
 
 /* BatchInsert's other statements: BEGIN, COMMIT, ROLLBACK, DELETE. */
