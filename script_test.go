@@ -50,6 +50,18 @@ func TestScriptErrorOffsets(t *testing.T) {
 	if n := testQueryInt(t, db, "SELECT count(*) FROM t WHERE x = 3"); n != 0 {
 		t.Errorf("%d statements after a failing one ran", n)
 	}
+
+	// A run-time error in a statement the bridge runs keeps its codes and
+	// message, and stops the script there.
+	testMustExec(t, db, "CREATE TABLE uq(x UNIQUE)")
+	_, err := db.Exec("INSERT INTO uq VALUES(1); INSERT INTO uq VALUES(2); INSERT INTO uq VALUES(1); INSERT INTO uq VALUES(3)")
+	e := testAsError(t, err)
+	if e.Code != ErrConstraint || e.ExtendedCode != ErrConstraintUnique || !strings.Contains(err.Error(), "UNIQUE") {
+		t.Errorf("error %v: code %d/%d, want the UNIQUE constraint's", err, e.Code, e.ExtendedCode)
+	}
+	if got := testQueryString(t, db, "SELECT group_concat(x, ',') FROM uq"); got != "1,2" {
+		t.Errorf("uq rows %q, want 1,2", got)
+	}
 }
 
 // The result of an Exec is its last statement's, whoever ran it.
