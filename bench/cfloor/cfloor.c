@@ -75,6 +75,13 @@ void *cf_point_open(void) {
 
 int cf_point(void *w, int64_t key) { return point_lookup_key((point_worker *)w, key); }
 
+void cf_point_close(void *w) {
+  point_worker *pw = (point_worker *)w;
+  sqlite3_finalize(pw->st);
+  sqlite3_close(pw->db);
+  free(pw);
+}
+
 const char *cf_error(void) { return errbuf; }
 
 /* Two of the driver's compile options (compile_options.go), which only

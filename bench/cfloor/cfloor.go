@@ -61,6 +61,7 @@ func Ops() workload.FloorOps {
 		Point: func(w any, key int64) error {
 			return check(C.cf_point(w.(unsafe.Pointer), C.int64_t(key)))
 		},
+		PointClose: func(w any) { C.cf_point_close(w.(unsafe.Pointer)) },
 	}
 }
 

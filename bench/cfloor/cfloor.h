@@ -22,6 +22,7 @@ int cf_batch_exec(const char *sql);
 int cf_batch_row(int64_t r);
 void *cf_point_open(void);
 int cf_point(void *worker, int64_t key);
+void cf_point_close(void *worker);
 const char *cf_error(void);
 int cf_built_with_driver_options(void);
 void cf_cleanup(void);

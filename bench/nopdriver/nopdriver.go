@@ -44,6 +44,8 @@ type Driver struct {
 	// Tx, when set, runs at BEGIN, COMMIT and ROLLBACK (the SQL word is
 	// passed), with the connection's state, as Answer.Work does.
 	Tx func(state *any, sql string) error
+	// Close, when set, runs when a connection closes, to free its state.
+	Close func(state any)
 }
 
 // New returns a driver that answers queries from answers, keyed by the exact
@@ -83,7 +85,14 @@ func (c *conn) PrepareContext(_ context.Context, query string) (driver.Stmt, err
 	return &stmt{c: c, a: c.d.answers[query]}, nil
 }
 
-func (c *conn) Close() error { c.closed = true; return nil }
+func (c *conn) Close() error {
+	c.closed = true
+	if c.d.Close != nil && c.state != nil {
+		c.d.Close(c.state)
+		c.state = nil
+	}
+	return nil
+}
 
 func (c *conn) Begin() (driver.Tx, error) { return c.BeginTx(context.Background(), driver.TxOptions{}) }
 

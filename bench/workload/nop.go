@@ -71,6 +71,7 @@ type FloorOps struct {
 	BatchRow                                                   func(id int64) error
 	PointOpen                                                  func() (any, error)
 	Point                                                      func(worker any, key int64) error
+	PointClose                                                 func(worker any)
 }
 
 // FloorSkip names the workloads the floor program cannot run: those the C
@@ -84,11 +85,12 @@ var FloorSkip = map[string]string{
 }
 
 // FloorAnswers returns the nop driver's answers with each workload's C op
-// attached as its Work, and the transaction hook for BatchInsert: database/sql
+// attached as its Work, the transaction hook for BatchInsert and the close
+// hook that frees a connection's point-lookup worker: database/sql
 // on the nop driver plus SQLite's work in one cgo call per operation, the
 // floor under any cgo driver, measured in one process so that the two parts
 // share the caches, branch predictors and scheduler as they do in a driver.
-func FloorAnswers(ops FloorOps) (map[string]*nopdriver.Answer, func(state *any, sql string) error) {
+func FloorAnswers(ops FloorOps) (map[string]*nopdriver.Answer, func(state *any, sql string) error, func(state any)) {
 	a := NopAnswers()
 	work := func(f func() error) func(*any, []driver.NamedValue) error {
 		return func(*any, []driver.NamedValue) error { return f() }
@@ -133,5 +135,5 @@ func FloorAnswers(ops FloorOps) (map[string]*nopdriver.Answer, func(state *any, 
 		return ops.Point(*state, args[0].Value.(int64))
 	})
 	tx := func(_ *any, sql string) error { return ops.BatchExec(sql) }
-	return a, tx
+	return a, tx, ops.PointClose
 }

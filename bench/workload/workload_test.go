@@ -87,9 +87,10 @@ func TestFloorWiring(t *testing.T) {
 		Exec: count("Exec"), Query: count("Query"), Params: count("Params"), Rows: count("Rows"),
 		Stmt10Cols: count("Stmt10Cols"), ExecStep: count("ExecStep"), QueryStep: count("QueryStep"),
 		Custom: count("Custom"), WideScan: count("WideScan"), IntScan: count("IntScan"),
-		BatchExec: func(sql string) error { calls["BatchExec "+sql]++; return nil },
-		BatchRow:  func(int64) error { calls["BatchRow"]++; return nil },
-		PointOpen: func() (any, error) { calls["PointOpen"]++; return new(int), nil },
+		BatchExec:  func(sql string) error { calls["BatchExec "+sql]++; return nil },
+		BatchRow:   func(int64) error { calls["BatchRow"]++; return nil },
+		PointOpen:  func() (any, error) { calls["PointOpen"]++; return new(int), nil },
+		PointClose: func(any) { calls["PointClose"]++ },
 		Point: func(w any, key int64) error {
 			if _, ok := w.(*int); !ok || key < 1 || key > pointRows {
 				t.Errorf("point lookup of key %d on worker %v", key, w)
@@ -98,9 +99,9 @@ func TestFloorWiring(t *testing.T) {
 			return nil
 		},
 	}
-	answers, tx := FloorAnswers(ops)
+	answers, tx, closeConn := FloorAnswers(ops)
 	d := nopdriver.New(answers)
-	d.Tx = tx
+	d.Tx, d.Close = tx, closeConn
 	registerFloor.Do(func() { sql.Register("floor-test", d) })
 	bt := flag.Lookup("test.benchtime")
 	old := bt.Value.String()
@@ -143,6 +144,10 @@ func TestFloorWiring(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Run closed its databases: every worker opened was closed.
+	if calls["PointOpen"] == 0 || calls["PointClose"] != calls["PointOpen"] {
+		t.Errorf("%d point workers opened, %d closed", calls["PointOpen"], calls["PointClose"])
 	}
 	for _, setup := range []string{"WideSetup", "IntSetup", "PointSetup"} {
 		if calls[setup] != 1 {

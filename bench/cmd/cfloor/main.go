@@ -21,9 +21,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cfloor: SQLite was not compiled with the driver's options; build it with bench/cmd/compare")
 		os.Exit(2)
 	}
-	answers, tx := workload.FloorAnswers(cfloor.Ops())
+	answers, tx, closeConn := workload.FloorAnswers(cfloor.Ops())
 	d := nopdriver.New(answers)
-	d.Tx = tx
+	d.Tx, d.Close = tx, closeConn
 	sql.Register("cfloor", d)
 	defer cfloor.Cleanup()
 	workload.Main(workload.Driver{Label: "cfloor", SQLName: "cfloor", Skip: workload.FloorSkip})
