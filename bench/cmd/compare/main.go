@@ -350,7 +350,6 @@ func buildC(root, exe string, log func(string, ...any)) error {
 		return err
 	}
 	ccArgs := strings.Fields(cc)
-	cflags = append(cflags, "-I"+dir)
 
 	src := filepath.Join(dir, "sqlite3-binding.c")
 	h := sha256.New()
@@ -362,7 +361,10 @@ func buildC(root, exe string, log func(string, ...any)) error {
 		h.Write(b)
 	}
 	version, _ := exec.Command(ccArgs[0], "--version").Output()
+	// Keyed without the -I of the driver's directory, so that clones of the
+	// repository (CI's) share the object.
 	fmt.Fprintf(h, "\x00%q\x00%s", cflags, version)
+	cflags = append(cflags, "-I"+dir)
 	cacheDir, err := os.UserCacheDir()
 	if err != nil {
 		cacheDir = os.TempDir()
