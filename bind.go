@@ -118,10 +118,10 @@ func (s *SQLiteStmt) bind(b *binder, last bool) error {
 	c := s.c
 	// Pick the argument of every parameter first, so that nothing is written
 	// to C memory (or malloc'd) before every value is known to be bindable.
-	var small [16]*driver.NamedValue
+	var small [16]driver.NamedValue
 	picked := small[:0]
 	if n > len(small) {
-		picked = make([]*driver.NamedValue, 0, n)
+		picked = make([]driver.NamedValue, 0, n)
 	}
 	var arena int64
 	for i := 0; i < n; i++ {
@@ -142,7 +142,7 @@ func (s *SQLiteStmt) bind(b *binder, last bool) error {
 		if size < largeValue {
 			arena += size
 		}
-		picked = append(picked, a)
+		picked = append(picked, *a)
 	}
 	if last {
 		if err := b.finish(); err != nil {
@@ -152,86 +152,30 @@ func (s *SQLiteStmt) bind(b *binder, last bool) error {
 	if rc := cReserve(c.h, n, arena); rc != sqliteOK {
 		return Error{Code: ErrNomem, ExtendedCode: ErrNoExtended(ErrNomem), offset: -1}
 	}
-	slots := argSlots(c.h)[:n]
-	buf := argArena(c.h)
-	used := 0
-	for i, a := range picked {
-		slot := &slots[i]
-		slot.own = 0
-		slot.n = 0
-		switch v := a.Value.(type) {
-		case nil:
-			slot.typ = typeNull
-		case int64:
-			slot.setInteger(v)
-		case int:
-			slot.setInteger(int64(v))
-		case int32:
-			slot.setInteger(int64(v))
-		case int16:
-			slot.setInteger(int64(v))
-		case int8:
-			slot.setInteger(int64(v))
-		case uint8:
-			slot.setInteger(int64(v))
-		case uint16:
-			slot.setInteger(int64(v))
-		case uint32:
-			slot.setInteger(int64(v))
-		case uint: // range checked by argSize
-			slot.setInteger(int64(v))
-		case uint64: // range checked by argSize
-			slot.setInteger(int64(v))
-		case float64:
-			slot.setFloat(v)
-		case float32:
-			slot.setFloat(float64(v))
-		case bool:
-			if v {
-				slot.setInteger(1)
-			} else {
-				slot.setInteger(0)
-			}
-		case string:
-			slot.typ = typeText
-			if err := putBytes(slot, unsafe.Slice(unsafe.StringData(v), len(v)), buf, &used); err != nil {
-				freeOwned(slots[:i])
-				return err
-			}
-		case []byte:
-			if v == nil {
-				slot.typ = typeNull // mattn's convention: a nil []byte is NULL
-				break
-			}
-			slot.typ = typeBlob
-			if err := putBytes(slot, v, buf, &used); err != nil {
-				freeOwned(slots[:i])
-				return err
-			}
-		case time.Time:
-			var tmp [64]byte
-			slot.typ = typeText
-			_ = putBytes(slot, v.AppendFormat(tmp[:0], SQLiteTimestampFormats[0]), buf, &used)
-		case ZeroBlob: // blob.go
-			slot.setInteger(int64(v))
-			slot.typ = typeZeroBlob
-		}
-	}
-	return nil
+	_, err := putArgs(argSlots(c.h)[:n], picked, argArena(c.h), false)
+	return err
 }
 
 // bindFast is bind for the common case, in one pass: positional arguments,
-// one per parameter, of the usual types (int64, float64, string, []byte,
-// bool, int, nil), their bytes fitting in the arena as it is. It reports
-// false when it cannot, having written only the parameter array, which bind
-// then writes again; nothing is allocated or left to free.
+// one per parameter, of the types putArgs writes without checks, their bytes
+// fitting in the arena as it is. It reports false when it cannot, having
+// written only the parameter array, which bind then writes again; nothing is
+// allocated or left to free.
 func (s *SQLiteStmt) bindFast(args []driver.NamedValue) bool {
 	h := s.c.h
 	if len(args) > int(h.args_cap) {
 		return false
 	}
-	slots := argSlots(h)[:len(args)]
-	buf := argArena(h)
+	ok, _ := putArgs(argSlots(h)[:len(args)], args, argArena(h), true)
+	return ok
+}
+
+// putArgs writes args[i] into slots[i]: numbers as they are, small TEXT and
+// BLOB bytes copied into buf (which bind sized), large ones into a C buffer of
+// their own. bind calls it for values argSize validated; with fast (bindFast),
+// the first value argSize would check, large value or value that does not fit
+// buf is refused (false) instead. On an error, no C buffer is left to free.
+func putArgs(slots []argSlot, args []driver.NamedValue, buf []byte, fast bool) (bool, error) {
 	used := 0
 	for i := range args {
 		slot := &slots[i]
@@ -239,6 +183,9 @@ func (s *SQLiteStmt) bindFast(args []driver.NamedValue) bool {
 		slot.n = 0
 		var b []byte
 		switch v := args[i].Value.(type) {
+		case nil:
+			slot.typ = typeNull
+			continue
 		case int64:
 			slot.setInteger(v)
 			continue
@@ -247,9 +194,6 @@ func (s *SQLiteStmt) bindFast(args []driver.NamedValue) bool {
 			continue
 		case int:
 			slot.setInteger(int64(v))
-			continue
-		case nil:
-			slot.typ = typeNull
 			continue
 		case bool:
 			if v {
@@ -268,15 +212,65 @@ func (s *SQLiteStmt) bindFast(args []driver.NamedValue) bool {
 			}
 			slot.typ = typeBlob
 			b = v
+		case int32:
+			slot.setInteger(int64(v))
+			continue
+		case int16:
+			slot.setInteger(int64(v))
+			continue
+		case int8:
+			slot.setInteger(int64(v))
+			continue
+		case uint8:
+			slot.setInteger(int64(v))
+			continue
+		case uint16:
+			slot.setInteger(int64(v))
+			continue
+		case uint32:
+			slot.setInteger(int64(v))
+			continue
+		case float32:
+			slot.setFloat(float64(v))
+			continue
+		case uint: // range checked by argSize
+			if fast {
+				return false, nil
+			}
+			slot.setInteger(int64(v))
+			continue
+		case uint64: // range checked by argSize
+			if fast {
+				return false, nil
+			}
+			slot.setInteger(int64(v))
+			continue
+		case time.Time:
+			if fast {
+				return false, nil
+			}
+			var tmp [64]byte
+			slot.typ = typeText
+			b = v.AppendFormat(tmp[:0], SQLiteTimestampFormats[0])
+		case ZeroBlob: // blob.go; checked by argSize
+			if fast {
+				return false, nil
+			}
+			slot.setInteger(int64(v))
+			slot.typ = typeZeroBlob
+			continue
 		default:
-			return false
+			return false, nil // bind never gets here: argSize refused it
 		}
-		if len(b) >= largeValue || len(b) > len(buf)-used {
-			return false // bind gives it its own C buffer, or grows the arena
+		if fast && (len(b) >= largeValue || len(b) > len(buf)-used) {
+			return false, nil // bind gives it its own C buffer, or grows the arena
 		}
-		_ = putBytes(slot, b, buf, &used) // in the arena: never fails
+		if err := putBytes(slot, b, buf, &used); err != nil {
+			freeOwned(slots[:i])
+			return false, err
+		}
 	}
-	return true
+	return true, nil
 }
 
 // argSize validates a value and returns the bytes it needs in the arena.

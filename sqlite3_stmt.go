@@ -287,14 +287,7 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 		if id, changes, ran := scriptResult(c.h); ran {
 			res.id, res.changes = id, changes
 		}
-		s = nil
-		if h != nil {
-			if scratch == nil {
-				scratch = new(SQLiteStmt)
-			}
-			scratch.init(c, h)
-			s = scratch
-		}
+		s = c.scriptStmt(&scratch, h)
 	}
 	// The end of the SQL: after only spaces and comments nothing ran, and
 	// every argument is left over.
@@ -366,15 +359,21 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 		// As in ExecContext, up to the last statement, whose rows these are.
 		var h stmtHandle
 		h, off, tail, rc = cExecScript(c.h, tail, true, w.gen)
-		s = nil
-		if h != nil {
-			if scratch == nil {
-				scratch = new(SQLiteStmt)
-			}
-			scratch.init(c, h)
-			s = scratch
-		}
+		s = c.scriptStmt(&scratch, h)
 	}
+}
+
+// scriptStmt wraps h, a statement of a script after its first, in *scratch
+// (allocated once per script); nil for no statement.
+func (c *SQLiteConn) scriptStmt(scratch **SQLiteStmt, h stmtHandle) *SQLiteStmt {
+	if h == nil {
+		return nil
+	}
+	if *scratch == nil {
+		*scratch = new(SQLiteStmt)
+	}
+	(*scratch).init(c, h)
+	return *scratch
 }
 
 // Query runs query; see QueryContext.
