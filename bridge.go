@@ -50,8 +50,6 @@ const (
 	openSharedCache  = C.SQLITE_OPEN_SHAREDCACHE
 	openPrivateCache = C.SQLITE_OPEN_PRIVATECACHE
 
-	prepPersistent = C.SQLITE_PREPARE_PERSISTENT
-
 	dbconfigDefensive = C.SQLITE_DBCONFIG_DEFENSIVE
 
 	// maxLength is SQLITE_MAX_LENGTH's default (the amalgamation defines it in
