@@ -202,9 +202,10 @@ func (result) LastInsertId() (int64, error) { return 0, nil }
 func (result) RowsAffected() (int64, error) { return 0, nil }
 
 type rows struct {
-	a   *Answer
-	i   int
-	cur []driver.Value // the row NextRow moved to (Go 1.27, scan_go127.go)
+	a *Answer
+	i int
+	//lint:ignore U1000 used by scan_go127.go, built from Go 1.27 on
+	cur []driver.Value // the row NextRow moved to
 }
 
 func (r *rows) Columns() []string { return r.a.Columns }
