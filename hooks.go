@@ -546,8 +546,12 @@ func formatValue(v any) string {
 // SQLITE_OK to allow the action, SQLITE_IGNORE to treat it as a no-op (a read
 // column is NULL) or SQLITE_DENY to fail the statement with ErrAuth.
 //
-// Registering expires every prepared statement, including the driver's
-// cached ones, so each is compiled and authorized again before it next runs.
+// Registering expires every prepared statement, so each is compiled and
+// authorized again before it next runs. While an authorizer is registered the
+// driver's statement cache is off: callback may answer differently from one
+// call to the next, and every Exec and Query compiles, and so authorizes, its
+// SQL anew, as without a cache. Statements prepared with Prepare are
+// authorized once, when prepared (and again when SQLite re-prepares them).
 // A previous authorizer is replaced and released; nil removes it. The call is
 // a no-op once the connection has been closed. A panic in callback denies
 // the action, and the statement's error reports the panic. Cost: one C-to-Go
@@ -563,6 +567,12 @@ func (c *SQLiteConn) RegisterAuthorizer(callback func(int, string, string, strin
 		return
 	}
 	c.extras().setSlot(slotAuthorizer, id)
+	// The callback's answers may change between calls: with it, every
+	// statement is compiled (and authorized) anew, as without a cache.
+	c.cache.off = callback != nil
+	if c.cache.off {
+		c.cache.retire()
+	}
 }
 
 // RegisterWALHook sets the WAL hook of the connection

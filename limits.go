@@ -81,11 +81,22 @@ func (c *SQLiteConn) GetLimit(id int) int {
 // (sqlite3_limit, https://sqlite.org/c3ref/limit.html). SQLite silently caps
 // newVal at the compile-time maximum; a negative newVal changes nothing. It
 // returns -1 once the connection has been closed. One cgo call.
+//
+// SQLite checks most limits when it compiles a statement; a change finalizes
+// the statements the driver's cache holds, so every later Exec and Query
+// compiles under the new value, as without a cache. Statements prepared with
+// Prepare keep the limits they were compiled with.
 func (c *SQLiteConn) SetLimit(id int, newVal int) int {
 	if c.closed {
 		return -1
 	}
-	return cLimit(c.h, id, newVal)
+	old := cLimit(c.h, id, newVal)
+	if newVal >= 0 && newVal != old {
+		// Limits apply when a statement is compiled: cached statements
+		// compiled under the old value must not run (stmt_cache.go).
+		c.cache.retire()
+	}
+	return old
 }
 
 // SetFileControlInt calls the xFileControl method of database dbName ("" is

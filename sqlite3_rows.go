@@ -96,6 +96,13 @@ func (r *SQLiteRows) step() error {
 		r.err = driver.ErrBadConn
 		return r.err
 	}
+	// A row stepped ahead (or the first, stepped by the query call) was
+	// computed before the context ended; it must not be handed out after.
+	if err := r.w.ended(); err != nil {
+		r.done = true
+		r.err = err
+		return err
+	}
 	var rc int
 	k := &s.run
 	switch ncol := len(s.cols); {

@@ -23,6 +23,7 @@ type SQLiteStmt struct {
 	closed   bool
 	shape    int    // the bridge's column shape that cols and classes view
 	cacheKey string // the SQL, when the statement cache may keep it; else ""
+	epoch    uint64 // the cache's epoch when it was prepared (stmt_cache.go)
 	// releaseOnRowsClose marks a statement that conn.Query prepared for the
 	// rows it returned.
 	releaseOnRowsClose bool

@@ -9,12 +9,30 @@ package sqlite3
 // evicted first. SQLite itself re-prepares a cached statement after a schema
 // change (sqlite3_prepare_v3 semantics); the bridge then describes its columns
 // again, so a cached "SELECT *" follows ALTER TABLE.
+//
+// The cache must never change a result. SQLite applies two settings only when
+// it compiles a statement and does not expire statements when they change:
+// the run-time limits (sqlite3_limit: the number of variables, the SQL length,
+// expression depth, ...) and the decisions of an authorizer, which is a
+// callback whose answers may change from call to call (sqlite3_set_authorizer
+// expires statements when the callback is replaced, not when its answers
+// change). So SetLimit drops every idle statement and retires those in use
+// (epoch), and while an authorizer is registered nothing is cached: each
+// statement is compiled, and authorized, as it would be without a cache. Other
+// prepare-time state (PRAGMAs that change code generation, functions and
+// collations, the schema) expires statements inside SQLite, which re-prepares
+// them before their next step.
 
 // stmtCache is a small list, most recently used last: with a few dozen entries
 // a scan beats a map and allocates nothing.
 type stmtCache struct {
 	idle []*SQLiteStmt
 	max  int
+	// off is set while an authorizer is registered: nothing is taken or kept.
+	off bool
+	// epoch counts the changes of prepare-time state (limits); a statement
+	// prepared in an earlier epoch is finalized instead of kept.
+	epoch uint64
 }
 
 // take removes and returns an idle statement prepared from query.
@@ -33,7 +51,7 @@ func (sc *stmtCache) take(query string) *SQLiteStmt {
 // put keeps s for reuse, finalizing the least recently used statement when
 // full. It reports false when s was not kept (caching disabled).
 func (sc *stmtCache) put(s *SQLiteStmt) bool {
-	if sc.max <= 0 {
+	if sc.max <= 0 || sc.off || s.epoch != sc.epoch {
 		return false
 	}
 	if len(sc.idle) >= sc.max {
@@ -47,6 +65,17 @@ func (sc *stmtCache) put(s *SQLiteStmt) bool {
 	return true
 }
 
+// retire finalizes every idle statement and makes those in use be finalized
+// when released: something SQLite reads only at prepare time has changed.
+func (sc *stmtCache) retire() {
+	sc.epoch++
+	for i, s := range sc.idle {
+		s.finalize()
+		sc.idle[i] = nil
+	}
+	sc.idle = sc.idle[:0]
+}
+
 // drop forgets every idle statement (their C side is freed by the caller).
 func (sc *stmtCache) drop() {
 	for i := range sc.idle {
@@ -58,7 +87,9 @@ func (sc *stmtCache) drop() {
 // prepareCached returns a statement for query, from the cache when possible.
 // A statement the cache may keep afterwards has s.cacheKey set.
 func (c *SQLiteConn) prepareCached(query string, gen uint64) (*SQLiteStmt, int, int, error) {
-	if s := c.cache.take(query); s != nil {
+	if c.cache.off {
+		// An authorizer decides at each prepare (see above).
+	} else if s := c.cache.take(query); s != nil {
 		s.closed = false
 		s.releaseOnRowsClose = false
 		return s, len(query), sqliteOK, nil
@@ -73,8 +104,8 @@ func (c *SQLiteConn) prepareCached(query string, gen uint64) (*SQLiteStmt, int, 
 		return nil, tail, rc, nil
 	}
 	s := newStmt(c, h)
-	if c.cache.max > 0 && tail >= len(query) {
-		s.cacheKey = query
+	if c.cache.max > 0 && !c.cache.off && tail >= len(query) {
+		s.cacheKey, s.epoch = query, c.cache.epoch
 	}
 	return s, tail, rc, nil
 }
