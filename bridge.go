@@ -307,11 +307,27 @@ func restoreSQLBuffer(h connHandle, b sqlBuffer) {
 	h.sql, h.sql_len, h.sql_cap = b.p, b.len, b.cap
 }
 
-// setCancelWord gives the bridge the word it polls for cancellation. The
-// caller pins word for as long as the connection is open.
+// setCancelWord gives the bridge the word it polls for cancellation, C
+// memory from cAllocWord that outlives the connection.
 func setCancelWord(h connHandle, word *uint64) {
 	h.cancelled = (*C.uint64_t)(unsafe.Pointer(word))
 }
+
+// liveStatements counts the statements prepared on the connection
+// (the bridge's list, which bridge_close finalizes).
+func liveStatements(h connHandle) int {
+	n := 0
+	for s := h.stmts; s != nil; s = s.next {
+		n++
+	}
+	return n
+}
+
+// cAllocWord returns a zeroed 8-byte word of C memory (calloc).
+func cAllocWord() *uint64 { return (*uint64)(C.calloc(1, 8)) }
+
+// cFreeWord frees a word from cAllocWord.
+func cFreeWord(p *uint64) { C.free(unsafe.Pointer(p)) }
 
 // errInfo is what bridge_errinfo reports about the last failure on a connection.
 type errInfo struct {

@@ -558,7 +558,7 @@ func TestCancelAtStatementEndIsNotAnError(t *testing.T) {
 	c := rawConn(t, ":memory:")
 	ctx := context.Background()
 	if err := c.RegisterFunc("cancel_now", func() int64 {
-		raise(c.cancelled, c.gen) // the running operation's generation
+		raise(c.word.p, c.gen) // the running operation's generation
 		return 1
 	}, false); err != nil {
 		t.Fatal(err)

@@ -79,15 +79,21 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 	if h == nil {
 		return nil, Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1}
 	}
-	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, deferFK: cfg.deferFK, cancelled: new(uint64)}
-	c.cache.max = cfg.stmtCacheSize
 	if rc != sqliteOK {
 		err := errorFor(h, rc, 0)
 		cClose(h)
 		return nil, err
 	}
-	c.pin.Pin(c.cancelled)
-	setCancelWord(h, c.cancelled)
+	word := newCancelWord()
+	if word.p == nil {
+		cClose(h)
+		return nil, Error{Code: ErrNomem, ExtendedCode: ErrNoExtended(ErrNomem), offset: -1}
+	}
+	setCancelWord(h, word.p)
+	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, deferFK: cfg.deferFK, word: word}
+	c.core = &connCore{h: h, word: word}
+	c.cleanup = runtime.AddCleanup(c, collectConn, c.core) // lifetime.go
+	c.cache.max = cfg.stmtCacheSize
 	if cfg.busyTimeout > 0 {
 		if err := c.SetBusyTimeout(time.Duration(cfg.busyTimeout) * time.Millisecond); err != nil {
 			c.Close()
@@ -129,12 +135,16 @@ type SQLiteConn struct {
 	deferFK bool
 	closed  bool
 
-	// Cancellation (see bridge.h): gen numbers operations; cancelled is the
-	// word the bridge polls, in Go memory pinned for the connection's life so
-	// that a context's AfterFunc can store into it at any time, even after Close.
-	gen       uint64
-	cancelled *uint64
-	pin       runtime.Pinner
+	// Cancellation (see bridge.h): gen numbers operations; word is the word
+	// the bridge polls, which a context's AfterFunc may store into at any
+	// time, even after Close (lifetime.go).
+	gen  uint64
+	word *cancelWord
+
+	// core is what the cleanups of a connection or statement collected
+	// without Close share (lifetime.go).
+	core    *connCore
+	cleanup runtime.Cleanup
 
 	// readOnlyTx is set while a BeginTx(ReadOnly) transaction runs.
 	readOnlyTx bool
@@ -147,10 +157,6 @@ type SQLiteConn struct {
 	// arena holds the values handed to database/sql (arena.go).
 	arena valueArena
 
-	// cleanups run once the database is closed and no callback can run any
-	// more: they release the Go handles that hooks and functions gave to C.
-	cleanups []func()
-
 	// hooks holds the callbacks, open blobs and backups of hooks.go, trace.go,
 	// blob.go and backup.go; nil until one is used.
 	hooks *connHooks
@@ -158,7 +164,8 @@ type SQLiteConn struct {
 
 // onClose registers f to run after the connection has been closed (after
 // sqlite3_close_v2), for resources that SQLite's callbacks may use until then.
-func (c *SQLiteConn) onClose(f func()) { c.cleanups = append(c.cleanups, f) }
+// They release the Go handles that hooks and functions gave to C.
+func (c *SQLiteConn) onClose(f func()) { c.core.cleanups = append(c.core.cleanups, f) }
 
 var (
 	_ driver.Conn               = (*SQLiteConn)(nil)
@@ -179,14 +186,15 @@ func (c *SQLiteConn) Close() error {
 		return nil
 	}
 	c.closed = true
+	c.cleanup.Stop()
 	c.cache.drop()
-	rc := cClose(c.h)
+	k := c.core
+	k.enter()
+	k.mu.Lock()
+	rc := k.closeLocked()
+	k.mu.Unlock()
+	k.leave()
 	c.h = nil
-	c.pin.Unpin()
-	for _, f := range c.cleanups {
-		f()
-	}
-	c.cleanups = nil
 	if rc != sqliteOK {
 		return Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1}
 	}
@@ -236,8 +244,8 @@ func (c *SQLiteConn) watch(ctx context.Context) (watch, error) {
 		return watch{}, err
 	}
 	c.gen++
-	gen, word := c.gen, c.cancelled
-	stop := context.AfterFunc(ctx, func() { raise(word, gen) })
+	gen, word := c.gen, c.word
+	stop := context.AfterFunc(ctx, func() { raise(word.p, gen) })
 	return watch{gen: gen, stop: stop, ctx: ctx, end: ctx.Done()}, nil
 }
 
@@ -285,7 +293,7 @@ func (c *SQLiteConn) errorFor(rc int, w *watch, base int) error {
 		// disk, ...): later statements of the Tx must not run on their own.
 		c.txLost = true
 	}
-	if code := rc & ErrNoMask; (code == sqliteInterrupt || code == sqliteBusy) && w.gen != 0 && atomic.LoadUint64(c.cancelled) == w.gen {
+	if code := rc & ErrNoMask; (code == sqliteInterrupt || code == sqliteBusy) && w.gen != 0 && atomic.LoadUint64(c.word.p) == w.gen {
 		err := w.ctx.Err()
 		if err == nil {
 			err = context.Canceled

@@ -216,8 +216,11 @@ func (r *SQLiteRows) Close() error {
 	}
 	s.rows = nil
 	if s.closed || s.c.closed {
+		s.own.release()
 		return nil
 	}
+	// The rows' hold on the connection ends after the reset (lifetime.go).
+	defer s.own.release()
 	if halted := r.done && r.err == nil; !halted || stmtKeepsBound(s.h) {
 		// A statement that ran to its end (SQLITE_DONE) has already released
 		// its locks (and committed, in autocommit mode); the reset that every
@@ -241,6 +244,7 @@ func (r *SQLiteRows) detach() {
 	r.w.done()
 	if r.s.rows == r {
 		r.s.rows = nil
+		r.s.own.release()
 	}
 }
 

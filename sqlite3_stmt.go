@@ -5,6 +5,7 @@ package sqlite3
 import (
 	"context"
 	"database/sql/driver"
+	"runtime"
 	"strings"
 )
 
@@ -27,6 +28,10 @@ type SQLiteStmt struct {
 	// releaseOnRowsClose marks a statement that conn.Query prepared for the
 	// rows it returned.
 	releaseOnRowsClose bool
+	// own and cleanup finalize the statement if it is collected while
+	// prepared (lifetime.go); nil for the passing statements of a script.
+	own     *stmtOwner
+	cleanup runtime.Cleanup
 }
 
 var (
@@ -38,6 +43,7 @@ var (
 func newStmt(c *SQLiteConn, h stmtHandle) *SQLiteStmt {
 	s := &SQLiteStmt{}
 	s.init(c, h)
+	s.track()
 	return s
 }
 
@@ -61,6 +67,7 @@ func (s *SQLiteStmt) finalize() {
 	if s.rows != nil {
 		s.rows.detach()
 	}
+	s.untrack()
 	if s.h != nil && !s.c.closed { // Conn.Close finalized it otherwise
 		cFinalize(s.h)
 	}
@@ -82,6 +89,8 @@ func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.S
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	c.core.enter()
+	defer c.core.leave()
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
@@ -108,6 +117,9 @@ func (s *SQLiteStmt) Close() error {
 	if s.closed {
 		return nil
 	}
+	k := s.c.core
+	k.enter()
+	defer k.leave()
 	if s.rows != nil {
 		s.rows.detach()
 		if !s.c.closed {
@@ -120,7 +132,9 @@ func (s *SQLiteStmt) Close() error {
 		// statement once someone else has taken it from the cache.
 		idle := new(SQLiteStmt)
 		*idle = *s
-		s.closed, s.h, s.cols, s.classes = true, nil, nil, nil
+		s.untrack()
+		s.closed, s.h, s.cols, s.classes, s.own = true, nil, nil, nil, nil
+		idle.track()
 		s.c.release(idle)
 		return nil
 	}
@@ -164,6 +178,8 @@ func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) 
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
+	s.c.core.enter()
+	defer s.c.core.leave()
 	w, err := s.c.watch(ctx)
 	if err != nil {
 		return nil, err
@@ -181,6 +197,8 @@ func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue)
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
+	s.c.core.enter()
+	defer s.c.core.leave()
 	w, err := s.c.watch(ctx)
 	if err != nil {
 		return nil, err
@@ -232,6 +250,10 @@ func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 	s.run = rowCursor{cur: s.cols}
 	r := &SQLiteRows{s: s, w: w, pending: true}
 	s.rows = r
+	if s.own == nil {
+		s.track() // a script's last statement, which the rows keep
+	}
+	s.own.hold() // the rows use the connection until Close (lifetime.go)
 	return r, nil
 }
 
@@ -243,6 +265,8 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 	if err := c.usable(); err != nil {
 		return nil, err
 	}
+	c.core.enter()
+	defer c.core.leave()
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
@@ -311,6 +335,8 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 	if err := c.usable(); err != nil {
 		return nil, err
 	}
+	c.core.enter()
+	defer c.core.leave()
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}

@@ -1,0 +1,161 @@
+//go:build cgo
+
+package sqlite3
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// collectUntil runs the garbage collector until done reports true, giving
+// the cleanups (which run on a goroutine of the runtime's) time to run. It
+// reports whether done became true within about five seconds.
+func collectUntil(done func() bool) bool {
+	for range 250 {
+		runtime.GC()
+		time.Sleep(20 * time.Millisecond)
+		if done() {
+			return true
+		}
+	}
+	return false
+}
+
+// A connection dropped without Close, with a statement prepared and rows
+// open, is closed by its cleanup: the program does not crash, and the write
+// lock it held is released.
+func TestCollectedConnectionIsClosed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	setup := openTestDB(t, path)
+	testMustExec(t, setup, "CREATE TABLE t(x)")
+	testMustExec(t, setup, "INSERT INTO t VALUES (1), (2), (3)")
+
+	func() {
+		for i := 0; i < 20; i++ {
+			c, err := (&SQLiteDriver{}).Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conn := c.(*SQLiteConn)
+			if _, err := conn.Prepare("SELECT x FROM t"); err != nil {
+				t.Fatal(err)
+			}
+			if i == 19 {
+				// The last one takes the write lock and never ends its transaction.
+				if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE", nil); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			// The others keep a read lock with open rows.
+			rows, err := conn.QueryContext(context.Background(), "SELECT x FROM t", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := rows.Next(make([]driver.Value, 1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}()
+	writer := openTestDB(t, path+"?_busy_timeout=50")
+	if !collectUntil(func() bool {
+		_, err := writer.Exec("INSERT INTO t VALUES (4)")
+		return err == nil
+	}) {
+		t.Fatal("the locks of collected connections were never released")
+	}
+	// And through database/sql: a DB dropped without Close does not crash.
+	func() {
+		db, err := sql.Open("sqlite3", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec("INSERT INTO t VALUES (5)"); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	for range 3 {
+		runtime.GC()
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Rows dropped without Close release their statement's read lock once they
+// are collected, although database/sql keeps their connection for ever: a
+// writer on another connection then commits (a rollback-journal database,
+// where a reader's lock blocks the commit).
+func TestCollectedRowsReleaseTheirLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	db := openTestDB(t, path+"?_busy_timeout=50")
+	db.SetMaxOpenConns(4)
+	testMustExec(t, db, "CREATE TABLE t(x)")
+	testMustExec(t, db, "INSERT INTO t VALUES (1), (2), (3)")
+	for _, query := range []string{"SELECT x FROM t", "SELECT 1; SELECT x FROM t"} {
+		func() {
+			rows, err := db.Query(query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rows.Next() {
+				t.Fatal(rows.Err())
+			}
+			// rows is never closed
+		}()
+		if !collectUntil(func() bool {
+			_, err := db.Exec("INSERT INTO t VALUES (4)")
+			return err == nil
+		}) {
+			t.Fatalf("%q: the read lock of collected rows was never released", query)
+		}
+	}
+}
+
+// In a transaction that goes on after leaking a Rows, the statement is
+// finalized by the transaction's next operation (the cleanup cannot use the
+// connection while the transaction may be using it), exactly once.
+func TestCollectedRowsInTransaction(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	ctx := context.Background()
+	if _, err := c.ExecContext(ctx, "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2)", nil); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := c.BeginTx(ctx, driver.TxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert := func() {
+		if _, err := c.ExecContext(ctx, "INSERT INTO t VALUES (3)", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert() // cached from now on
+	before := liveStatements(c.h)
+	func() {
+		rows, err := c.QueryContext(ctx, "SELECT x, 'leaked' FROM t", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rows.Next(make([]driver.Value, 2)); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	if liveStatements(c.h) != before+1 {
+		t.Fatalf("statements: %d, want %d", liveStatements(c.h), before+1)
+	}
+	// The cleanup runs while the connection is idle between operations of the
+	// transaction: it may finalize at once, or leave it to the next operation.
+	if !collectUntil(func() bool {
+		insert()
+		return liveStatements(c.h) == before
+	}) {
+		t.Fatalf("the leaked statement was never finalized: %d statements, want %d", liveStatements(c.h), before)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
