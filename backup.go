@@ -60,6 +60,10 @@ func (destConn *SQLiteConn) Backup(dest string, srcConn *SQLiteConn, src string)
 // starts the copy over; writes through srcConn itself are copied along.
 // Cost: one cgo call, plus the pages' I/O.
 func (b *SQLiteBackup) Step(p int) (bool, error) {
+	b.dst.core.enter() // lifetime.go
+	defer b.dst.core.leave()
+	b.src.core.enter()
+	defer b.src.core.leave()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.b == nil {
@@ -87,6 +91,10 @@ func (b *SQLiteBackup) Step(p int) (bool, error) {
 // (sqlite3_backup_remaining, https://sqlite.org/c3ref/backup_finish.html); 0
 // before the first Step and once finished. One cgo call.
 func (b *SQLiteBackup) Remaining() int {
+	b.dst.core.enter() // lifetime.go
+	defer b.dst.core.leave()
+	b.src.core.enter()
+	defer b.src.core.leave()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.b == nil {
@@ -99,6 +107,10 @@ func (b *SQLiteBackup) Remaining() int {
 // (sqlite3_backup_pagecount, https://sqlite.org/c3ref/backup_finish.html); 0
 // before the first Step and once finished. One cgo call.
 func (b *SQLiteBackup) PageCount() int {
+	b.dst.core.enter() // lifetime.go
+	defer b.dst.core.leave()
+	b.src.core.enter()
+	defer b.src.core.leave()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.b == nil {
@@ -116,6 +128,10 @@ func (b *SQLiteBackup) Finish() error { return b.Close() }
 
 // Close is Finish (mattn/go-sqlite3 has both).
 func (b *SQLiteBackup) Close() error {
+	b.dst.core.enter() // lifetime.go
+	defer b.dst.core.leave()
+	b.src.core.enter()
+	defer b.src.core.leave()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.b == nil {

@@ -50,6 +50,8 @@ var (
 // that compiles and runs a small statement; moving to another row of the same
 // column with Reopen is cheaper. Not in mattn/go-sqlite3.
 func (c *SQLiteConn) OpenBlob(schema, table, column string, rowid int64, write bool) (*SQLiteBlob, error) {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed {
 		return nil, driver.ErrBadConn
 	}
@@ -95,6 +97,8 @@ func (b *SQLiteBlob) Size() int64 { return int64(b.size) }
 // copy in Go). Fewer bytes come back only at the end of
 // the value, with io.EOF.
 func (b *SQLiteBlob) ReadAt(p []byte, off int64) (int, error) {
+	b.c.core.enter() // lifetime.go
+	defer b.c.core.leave()
 	if err := b.usable(); err != nil {
 		return 0, err
 	}
@@ -136,6 +140,8 @@ func (b *SQLiteBlob) Read(p []byte) (int, error) {
 // https://sqlite.org/c3ref/blob_write.html, straight from p: one cgo call). The value cannot grow: bytes that would go past its end are not
 // written and the error says so (after the part that fits is written).
 func (b *SQLiteBlob) WriteAt(p []byte, off int64) (int, error) {
+	b.c.core.enter() // lifetime.go
+	defer b.c.core.leave()
 	if err := b.usable(); err != nil {
 		return 0, err
 	}
@@ -192,6 +198,8 @@ func (b *SQLiteBlob) Seek(offset int64, whence int) (int64, error) {
 // rewinds it: two cgo calls, no statement to compile, cheaper than a new
 // OpenBlob. If it fails, the blob can only be closed.
 func (b *SQLiteBlob) Reopen(rowid int64) error {
+	b.c.core.enter() // lifetime.go
+	defer b.c.core.leave()
 	if err := b.usable(); err != nil {
 		return err
 	}
@@ -209,6 +217,8 @@ func (b *SQLiteBlob) Reopen(rowid int64) error {
 // https://sqlite.org/c3ref/blob_close.html; one cgo call). Closing twice, or
 // after its connection closed, is harmless.
 func (b *SQLiteBlob) Close() error {
+	b.c.core.enter() // lifetime.go
+	defer b.c.core.leave()
 	if b.h == nil {
 		return nil
 	}

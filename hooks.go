@@ -247,6 +247,8 @@ func (x *connHooks) release() {
 // the commit, and the error of the commit reports the panic. Cost: one cgo
 // call to register, one C-to-Go callback per commit.
 func (c *SQLiteConn) RegisterCommitHook(callback func() int) {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed {
 		return
 	}
@@ -269,6 +271,8 @@ func (c *SQLiteConn) RegisterCommitHook(callback func() int) {
 // is interrupted, and its error (or, if it completed first, the next error on
 // the connection) reports the panic.
 func (c *SQLiteConn) RegisterRollbackHook(callback func()) {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed {
 		return
 	}
@@ -294,6 +298,8 @@ func (c *SQLiteConn) RegisterRollbackHook(callback func()) {
 // is interrupted, and its error (or, if it completed first, the next error on
 // the connection) reports the panic.
 func (c *SQLiteConn) RegisterUpdateHook(callback func(int, string, string, int64)) {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed {
 		return
 	}
@@ -329,6 +335,8 @@ type SQLitePreUpdateData struct {
 // is interrupted, and its error (or, if it completed first, the next error on
 // the connection) reports the panic.
 func (c *SQLiteConn) RegisterPreUpdateHook(callback func(SQLitePreUpdateData)) {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed {
 		return
 	}
@@ -558,6 +566,8 @@ func formatValue(v any) string {
 // callback and up to three string allocations per action, at compile time
 // only.
 func (c *SQLiteConn) RegisterAuthorizer(callback func(int, string, string, string) int) {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed || (callback == nil && (c.hooks == nil || c.hooks.ids[slotAuthorizer] == 0)) {
 		return // nothing to remove: keep the prepared statements
 	}
@@ -592,6 +602,8 @@ func (c *SQLiteConn) RegisterAuthorizer(callback func(int, string, string, strin
 // an error reporting it. Cost: one C-to-Go callback per commit. Not in
 // mattn/go-sqlite3.
 func (c *SQLiteConn) RegisterWALHook(callback func(dbName string, pages int) int) {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed || (callback == nil && (c.hooks == nil || c.hooks.ids[slotWAL] == 0)) {
 		return // nothing to remove: keep PRAGMA wal_autocheckpoint's setting
 	}
@@ -615,6 +627,8 @@ func (c *SQLiteConn) RegisterWALHook(callback func(dbName string, pages int) int
 // up, and the ErrBusy error reports the panic. Cost: one C-to-Go callback per
 // retry, none while the database is not locked. Not in mattn/go-sqlite3.
 func (c *SQLiteConn) SetBusyHandler(callback func(count int) bool) error {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed {
 		return driver.ErrBadConn
 	}
@@ -637,6 +651,8 @@ func (c *SQLiteConn) SetBusyHandler(callback func(count int) bool) error {
 // own handler's timeout); a later PRAGMA busy_timeout replaces it. d <= 0
 // removes any busy handler. Not in mattn/go-sqlite3.
 func (c *SQLiteConn) SetBusyTimeout(d time.Duration) error {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed {
 		return driver.ErrBadConn
 	}

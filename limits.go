@@ -71,6 +71,8 @@ const (
 // https://sqlite.org/c3ref/limit.html), or -1 once the connection has been
 // closed or for an unknown id. One cgo call.
 func (c *SQLiteConn) GetLimit(id int) int {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed {
 		return -1
 	}
@@ -87,6 +89,8 @@ func (c *SQLiteConn) GetLimit(id int) int {
 // compiles under the new value, as without a cache. Statements prepared with
 // Prepare keep the limits they were compiled with.
 func (c *SQLiteConn) SetLimit(id int, newVal int) int {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed {
 		return -1
 	}
@@ -108,6 +112,8 @@ func (c *SQLiteConn) SetLimit(id int, newVal int) int {
 // an opcode the VFS does not know, ErrError for an unknown database). One cgo
 // call.
 func (c *SQLiteConn) SetFileControlInt(dbName string, op int, arg int) error {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed {
 		return driver.ErrBadConn
 	}
@@ -119,6 +125,8 @@ func (c *SQLiteConn) SetFileControlInt(dbName string, op int, arg int) error {
 // SQLITE_FCNTL_SIZE_LIMIT, ...; https://sqlite.org/c3ref/file_control.html).
 // One cgo call.
 func (c *SQLiteConn) SetFileControlInt64(dbName string, op int, arg int64) error {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed {
 		return driver.ErrBadConn
 	}
@@ -141,6 +149,8 @@ func fileControlError(rc, op int) error {
 // name, or once the connection has been closed (sqlite3_db_filename,
 // https://sqlite.org/c3ref/db_filename.html). One cgo call.
 func (c *SQLiteConn) GetFilename(schemaName string) string {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed {
 		return ""
 	}
@@ -182,6 +192,8 @@ const (
 // counts are still filled). Cost: one cgo call, plus the checkpoint's I/O.
 // Not in mattn/go-sqlite3.
 func (c *SQLiteConn) WALCheckpoint(schema string, mode CheckpointMode) (logFrames, checkpointed int, err error) {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed {
 		return -1, -1, driver.ErrBadConn
 	}

@@ -65,6 +65,8 @@ var (
 // SQLite 3.44 or later (with the libsqlite3 build tag). Cost: one cgo call.
 // Not in mattn/go-sqlite3.
 func (c *SQLiteConn) CreateSession(schema string) (*Session, error) {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if c.closed {
 		return nil, driver.ErrBadConn
 	}
@@ -119,6 +121,8 @@ func (s *Session) recording() (sessionHandle, error) {
 // it. In a changeset, tables come in the order they were attached. Cost: one
 // cgo call.
 func (s *Session) Attach(table string) error {
+	s.c.core.enter() // lifetime.go
+	defer s.c.core.leave()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.recording()
@@ -137,6 +141,8 @@ func (s *Session) Attach(table string) error {
 // still appears in the changeset with its current values. No-op once closed.
 // Cost: one cgo call.
 func (s *Session) SetEnabled(on bool) {
+	s.c.core.enter() // lifetime.go
+	defer s.c.core.leave()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if h, err := s.handle(); err == nil {
@@ -147,6 +153,8 @@ func (s *Session) SetEnabled(on bool) {
 // Enabled reports whether the session records changes (false once closed).
 // Cost: one cgo call.
 func (s *Session) Enabled() bool {
+	s.c.core.enter() // lifetime.go
+	defer s.c.core.leave()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.handle()
@@ -159,6 +167,8 @@ func (s *Session) Enabled() bool {
 // by triggers and foreign key actions. A row changed both directly and
 // indirectly is direct. No-op once closed. Cost: one cgo call.
 func (s *Session) SetIndirect(on bool) {
+	s.c.core.enter() // lifetime.go
+	defer s.c.core.leave()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if h, err := s.handle(); err == nil {
@@ -169,6 +179,8 @@ func (s *Session) SetIndirect(on bool) {
 // Indirect reports whether the indirect flag is set (false once closed).
 // Cost: one cgo call.
 func (s *Session) Indirect() bool {
+	s.c.core.enter() // lifetime.go
+	defer s.c.core.leave()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.handle()
@@ -181,6 +193,8 @@ func (s *Session) Indirect() bool {
 // A session that is not empty may still produce an empty changeset, when
 // rows were changed back to their original values. Cost: one cgo call.
 func (s *Session) IsEmpty() bool {
+	s.c.core.enter() // lifetime.go
+	defer s.c.core.leave()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.handle()
@@ -192,6 +206,8 @@ func (s *Session) IsEmpty() bool {
 // https://sqlite.org/session/sqlite3session_memory_used.html); 0 once closed.
 // Cost: one cgo call.
 func (s *Session) MemoryUsed() int64 {
+	s.c.core.enter() // lifetime.go
+	defer s.c.core.leave()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.handle()
@@ -223,6 +239,8 @@ func (s *Session) Changeset() ([]byte, error) { return s.changeset(false) }
 func (s *Session) Patchset() ([]byte, error) { return s.changeset(true) }
 
 func (s *Session) changeset(patchset bool) ([]byte, error) {
+	s.c.core.enter() // lifetime.go
+	defer s.c.core.leave()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.recording()
@@ -249,6 +267,8 @@ func (s *Session) changeset(patchset bool) ([]byte, error) {
 // columns and PRIMARY KEY in both databases; a table without a PRIMARY KEY
 // is ignored. Cost: one cgo call that compares the two tables row by row.
 func (s *Session) Diff(fromSchema, table string) error {
+	s.c.core.enter() // lifetime.go
+	defer s.c.core.leave()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.recording()
@@ -270,6 +290,8 @@ func (s *Session) Diff(fromSchema, table string) error {
 // connection closes its sessions; closing again is harmless. Cost: one cgo
 // call.
 func (s *Session) Close() error {
+	s.c.core.enter() // lifetime.go
+	defer s.c.core.leave()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, err := s.handle(); err != nil {
@@ -448,6 +470,8 @@ func (c *Conflict) describe() string {
 // that looks up and writes each changed row, and one C-to-Go callback per
 // table (with a filter) and per conflict. Not in mattn/go-sqlite3.
 func (c *SQLiteConn) ApplyChangeset(changeset []byte, filter func(table string) bool, conflict func(*Conflict) ConflictAction) error {
+	c.core.enter() // lifetime.go
+	defer c.core.leave()
 	if err := c.usable(); err != nil {
 		return err
 	}

@@ -223,7 +223,11 @@ func (c *SQLiteConn) IsValid() bool { return !c.closed }
 
 // AutoCommit reports whether the connection is outside any transaction
 // (sqlite3_get_autocommit).
-func (c *SQLiteConn) AutoCommit() bool { return !c.closed && cAutocommit(c.h) }
+func (c *SQLiteConn) AutoCommit() bool {
+	c.core.enter()
+	defer c.core.leave()
+	return !c.closed && cAutocommit(c.h)
+}
 
 // watch is the cancellation of one operation: its generation (0 when its
 // context can never be cancelled) and the AfterFunc that stores it.
@@ -384,6 +388,8 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	c.core.enter()
+	defer c.core.leave()
 	if opts.ReadOnly {
 		// Leave a connection that is read-only already (_query_only) as it is.
 		on, err := c.queryInt("PRAGMA query_only")
@@ -468,6 +474,8 @@ type SQLiteTx struct {
 // database/sql considers the transaction over either way.
 func (tx *SQLiteTx) Commit() error {
 	c := tx.c
+	c.core.enter()
+	defer c.core.leave()
 	defer c.endTx()
 	if c.closed {
 		return driver.ErrBadConn
@@ -488,6 +496,8 @@ func (tx *SQLiteTx) Commit() error {
 // already ended (after an interrupt or certain errors) is not an error.
 func (tx *SQLiteTx) Rollback() error {
 	c := tx.c
+	c.core.enter()
+	defer c.core.leave()
 	defer c.endTx()
 	if c.closed {
 		return driver.ErrBadConn
