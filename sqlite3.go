@@ -235,7 +235,6 @@ type watch struct {
 	gen  uint64
 	stop func() bool
 	ctx  context.Context
-	end  <-chan struct{} // ctx.Done(), nil when it cannot be cancelled
 }
 
 // watch arms cancellation for an operation run with ctx. A context without a
@@ -250,18 +249,18 @@ func (c *SQLiteConn) watch(ctx context.Context) (watch, error) {
 	c.gen++
 	gen, word := c.gen, c.word
 	stop := context.AfterFunc(ctx, func() { raise(word.p, gen) })
-	return watch{gen: gen, stop: stop, ctx: ctx, end: ctx.Done()}, nil
+	return watch{gen: gen, stop: stop, ctx: ctx}, nil
 }
 
 // ended returns the context's error once it has ended. The AfterFunc that
 // raises the cancellation word runs in a goroutine of its own, a moment after
 // the cancel; the channel tells at once, without a lock.
 func (w *watch) ended() error {
-	if w.end == nil {
-		return nil
+	if w.gen == 0 {
+		return nil // no Done channel
 	}
 	select {
-	case <-w.end:
+	case <-w.ctx.Done():
 		return newInterruptedError(w.ctx.Err())
 	default:
 		return nil
