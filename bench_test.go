@@ -2,19 +2,18 @@
 
 package sqlite3
 
-// Benchmarks for the driver, written against database/sql only so that the
-// same file runs unchanged against any driver registered as "sqlite3".
+// Benchmarks for the driver. They go through database/sql alone, so the
+// file also runs, unchanged, on any other driver registered as "sqlite3".
 //
-// BenchmarkSuite mirrors the SQL and data of github.com/mattn/go-sqlite3's
-// BenchmarkSuite (v1.14.53) and keeps its sub-benchmark names, so results can
-// be compared across drivers with benchstat. The other benchmarks stress
-// what that suite does not: wide and long scans, bulk inserts, multi-statement
-// scripts and context support.
+// BenchmarkSuite keeps the case names, SQL and data of mattn/go-sqlite3's
+// suite so that benchstat can set the two drivers side by side; the
+// benchmarks after it cover what that suite leaves out: long and wide scans,
+// bulk inserts, multi-statement scripts and contexts.
 //
-// Benchmarks use b.Loop, which runs each benchmark function once per
-// measurement, so expensive setup before the loop is neither repeated for
-// every b.N probe nor timed. Helpers below are prefixed with "bench" to stay
-// clear of the driver's own identifiers in this package.
+// Each benchmark loops with b.Loop, under which testing calls the function
+// once per measurement instead of once per b.N probe: setup before the loop
+// runs once and is not timed. Helpers start with "bench" so that their names
+// cannot collide with the driver's own in this package.
 
 import (
 	"context"
@@ -24,16 +23,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-// benchOpenMemory opens a private in-memory database that is closed when b
-// finishes. Every connection to ":memory:" gets its own empty database, so
-// the pool is pinned to one connection that is never recycled; otherwise a
-// query could land on a connection that has never seen the fixtures.
 // benchDSNParams, from FASTSQLITE_BENCH_DSN (e.g. "_stmt_cache_size=0" or
 // "_mutex=full"), is appended to every benchmark DSN, so that the effect of
 // a driver setting can be measured with benchstat on the same binary.
@@ -46,6 +42,10 @@ func benchDSN(base string) string {
 	return base + "?" + benchDSNParams
 }
 
+// benchOpenMemory opens a private in-memory database that is closed when b
+// finishes. Every connection to ":memory:" gets its own empty database, so
+// the pool is pinned to one connection that is never recycled; otherwise a
+// query could land on a connection that has never seen the fixtures.
 func benchOpenMemory(b *testing.B) *sql.DB {
 	b.Helper()
 	db, err := sql.Open("sqlite3", benchDSN(":memory:"))
@@ -135,23 +135,33 @@ func benchPerRow(b *testing.B, rowsPerOp int, op func() (int, error)) {
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/rows, "allocs/row")
 }
 
-// benchSuiteDB plays the role of the shared TestDB in mattn's suite.
-type benchSuiteDB struct {
-	*sql.DB
-	bench benchOnce // table "bench", needed only by Rows and StmtRows
+// benchSuite is what the cases of BenchmarkSuite share: one in-memory
+// database, and the "bench" table that only Rows and StmtRows read, built
+// when the first of them runs.
+type benchSuite struct {
+	db        *sql.DB
+	historyOK benchOnce
 }
 
-// Fixed shape of the BenchmarkStmt10Cols row and the step scripts.
+// Sizes and contents of the suite's fixtures.
 const (
-	benchStepStmts = 1000
-	benchBlobHex   = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	benchHistoryRows = 100  // rows of the "bench" table
+	benchStepStmts   = 1000 // statements in each ExecStep and QueryStep script
+	benchBlobHex     = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 )
 
+// BenchmarkSuite runs the cases of mattn/go-sqlite3's BenchmarkSuite
+// (v1.14.53), Exec to QueryParallel, on the same SQL and data and under the
+// same names, so that benchstat pairs its results with that driver's; the
+// last three cases are this driver's own. mattn's BenchmarkCustomFunctions
+// stands apart at the top level there, and so it does here
+// (func_bench_test.go).
 func BenchmarkSuite(b *testing.B) {
-	db := &benchSuiteDB{DB: benchOpenMemory(b)}
-	// Tiny tables are created eagerly; sub-benchmarks must leave them
-	// reusable because -count reruns each sub-benchmark on this database.
-	err := benchExec(db.DB,
+	s := &benchSuite{db: benchOpenMemory(b)}
+	// The small tables cost nothing to build, so they are made up front.
+	// -count runs every case again on this same database: a case that
+	// writes must leave them as it found them.
+	err := benchExec(s.db,
 		`CREATE TABLE bench10cols (i1 INTEGER, i2 INTEGER, i3 INTEGER,
 			f1 REAL, f2 REAL, t1 TEXT, t2 TEXT, t3 TEXT, b BLOB, n TEXT)`,
 		`INSERT INTO bench10cols VALUES (42, -7, 9007199254740993,
@@ -163,206 +173,194 @@ func BenchmarkSuite(b *testing.B) {
 		b.Fatal(err)
 	}
 
-	for _, bm := range []struct {
-		name string
-		fn   func(*testing.B, *benchSuiteDB)
-	}{
-		// Same names, SQL and data as mattn/go-sqlite3's suite.
-		{"BenchmarkExec", benchSuiteExec},
-		{"BenchmarkQuery", benchSuiteQuery},
-		{"BenchmarkParams", benchSuiteParams},
-		{"BenchmarkStmt", benchSuiteStmt},
-		{"BenchmarkRows", benchSuiteRows},
-		{"BenchmarkStmtRows", benchSuiteStmtRows},
-		{"BenchmarkQueryParallel", benchSuiteQueryParallel},
-		// Additions of this driver.
-		{"BenchmarkStmt10Cols", benchSuiteStmt10Cols},
-		{"BenchmarkExecStep", benchSuiteExecStep},
-		{"BenchmarkQueryStep", benchSuiteQueryStep},
-	} {
-		b.Run(bm.name, func(b *testing.B) { bm.fn(b, db) })
-	}
-	// mattn's BenchmarkCustomFunctions is a top-level benchmark, so it keeps
-	// that name and level here too, in func_bench_test.go.
+	b.Run("BenchmarkExec", s.exec)
+	b.Run("BenchmarkQuery", s.query)
+	b.Run("BenchmarkParams", s.params)
+	b.Run("BenchmarkStmt", s.stmt)
+	b.Run("BenchmarkRows", s.rows)
+	b.Run("BenchmarkStmtRows", s.stmtRows)
+	b.Run("BenchmarkQueryParallel", s.queryParallel)
+	b.Run("BenchmarkStmt10Cols", s.stmt10Cols)
+	b.Run("BenchmarkExecStep", s.execStep)
+	b.Run("BenchmarkQueryStep", s.queryStep)
 }
 
-// The suite benchmarks below declare their scan targets inside the loop, as
-// mattn's do, so that allocs/op stay comparable with its published numbers.
-
-func benchSuiteExec(b *testing.B, db *benchSuiteDB) {
+// benchEachOp times op, failing b on its first error.
+func benchEachOp(b *testing.B, op func() error) {
+	b.Helper()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := db.Exec("select 1"); err != nil {
+		if err := op(); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-func benchSuiteQuery(b *testing.B, db *benchSuiteDB) {
-	b.ReportAllocs()
-	for b.Loop() {
-		var n sql.NullString
-		var i int
-		var f float64
-		var s string
-		if err := db.QueryRow("select null, 1, 1.1, 'foo'").Scan(&n, &i, &f, &s); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func benchSuiteParams(b *testing.B, db *benchSuiteDB) {
-	b.ReportAllocs()
-	for b.Loop() {
-		var n sql.NullString
-		var i int
-		var f float64
-		var s string
-		if err := db.QueryRow("select ?, ?, ?, ?", nil, 1, 1.1, "foo").Scan(&n, &i, &f, &s); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func benchSuiteStmt(b *testing.B, db *benchSuiteDB) {
-	st, err := db.Prepare("select ?, ?, ?, ?")
+// prepare returns a statement for query that is closed when b's run ends.
+func (s *benchSuite) prepare(b *testing.B, query string) *sql.Stmt {
+	b.Helper()
+	st, err := s.db.Prepare(query)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
-	b.ReportAllocs()
-	for b.Loop() {
-		var n sql.NullString
-		var i int
-		var f float64
-		var s string
-		if err := st.QueryRow(nil, 1, 1.1, "foo").Scan(&n, &i, &f, &s); err != nil {
-			b.Fatal(err)
-		}
-	}
+	b.Cleanup(func() { st.Close() })
+	return st
 }
 
-// benchFillBench creates mattn's "bench" table: 100 rows with a NULL, an
-// integer, a double, a short text and a datetime bound from a time.Time.
-func benchFillBench(db *sql.DB) error {
-	if err := benchExec(db, "create table bench (n varchar(32), i integer, d double, s varchar(32), t datetime)"); err != nil {
+func (s *benchSuite) exec(b *testing.B) {
+	benchEachOp(b, func() error {
+		_, err := s.db.Exec("select 1")
 		return err
-	}
-	st, err := db.Prepare("insert into bench values (?, ?, ?, ?, ?)")
+	})
+}
+
+// benchScanLiterals reads the single row of the Query, Params and Stmt cases:
+// a NULL, an integer, a real and a text. Its targets are new on every call,
+// so every op allocates them, as the loops of the original suite do; that
+// keeps allocs/op comparable with numbers measured there.
+func benchScanLiterals(row *sql.Row) error {
+	var (
+		null  sql.NullString
+		whole int
+		frac  float64
+		text  string
+	)
+	return row.Scan(&null, &whole, &frac, &text)
+}
+
+func (s *benchSuite) query(b *testing.B) {
+	benchEachOp(b, func() error {
+		return benchScanLiterals(s.db.QueryRow("select null, 1, 1.1, 'foo'"))
+	})
+}
+
+func (s *benchSuite) params(b *testing.B) {
+	benchEachOp(b, func() error {
+		return benchScanLiterals(s.db.QueryRow("select ?, ?, ?, ?", nil, 1, 1.1, "foo"))
+	})
+}
+
+func (s *benchSuite) stmt(b *testing.B) {
+	st := s.prepare(b, "select ?, ?, ?, ?")
+	benchEachOp(b, func() error {
+		return benchScanLiterals(st.QueryRow(nil, 1, 1.1, "foo"))
+	})
+}
+
+// benchHistoryRow is row k of the "bench" table: a NULL, k as an integer, a
+// double and decimal text, and the clock's time. The time goes in as a
+// time.Time, so the driver under test decides how a datetime is stored, and
+// reading the column back exercises its own time parsing.
+func benchHistoryRow(k int) []any {
+	return []any{nil, k, float64(k), strconv.Itoa(k), time.Now()}
+}
+
+// needHistory builds the "bench" table the first time a case asks for it.
+func (s *benchSuite) needHistory(b *testing.B) {
+	s.historyOK.do(b, func() error {
+		const create = "create table bench (n varchar(32), i integer, d double, s varchar(32), t datetime)"
+		if err := benchExec(s.db, create); err != nil {
+			return err
+		}
+		ins, err := s.db.Prepare("insert into bench values (?, ?, ?, ?, ?)")
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		for k := range benchHistoryRows {
+			if _, err := ins.Exec(benchHistoryRow(k)...); err != nil {
+				return fmt.Errorf("bench row %d: %w", k, err)
+			}
+		}
+		return nil
+	})
+}
+
+// benchReadHistory drains the result of "select * from bench", the datetime
+// column into a time.Time, and checks that every row came back. Like
+// benchScanLiterals it declares its targets per call, once per op.
+func benchReadHistory(rows *sql.Rows, err error) error {
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	for i := range 100 {
-		if _, err := st.Exec(nil, i, float64(i), fmt.Sprint(i), time.Now()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// benchScanBench scans the "bench" table the way mattn's suite does,
-// including its datetime column into a time.Time.
-func benchScanBench(rows *sql.Rows) error {
-	var n sql.NullString
-	var i int
-	var f float64
-	var s string
-	var t time.Time
-	got, err := benchScan(rows, &n, &i, &f, &s, &t)
-	if err == nil && got != 100 {
-		err = fmt.Errorf("scanned %d rows of bench, want 100", got)
+	var (
+		null  sql.NullString
+		whole int
+		dbl   float64
+		text  string
+		when  time.Time
+	)
+	n, err := benchScan(rows, &null, &whole, &dbl, &text, &when)
+	if err == nil && n != benchHistoryRows {
+		err = fmt.Errorf("bench gave %d rows, want %d", n, benchHistoryRows)
 	}
 	return err
 }
 
-func benchSuiteRows(b *testing.B, db *benchSuiteDB) {
-	db.bench.do(b, func() error { return benchFillBench(db.DB) })
-	b.ReportAllocs()
-	for b.Loop() {
-		r, err := db.Query("select * from bench")
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := benchScanBench(r); err != nil {
-			b.Fatal(err)
-		}
-	}
+func (s *benchSuite) rows(b *testing.B) {
+	s.needHistory(b)
+	benchEachOp(b, func() error {
+		return benchReadHistory(s.db.Query("select * from bench"))
+	})
 }
 
-func benchSuiteStmtRows(b *testing.B, db *benchSuiteDB) {
-	db.bench.do(b, func() error { return benchFillBench(db.DB) })
-	st, err := db.Prepare("select * from bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	b.ReportAllocs()
-	for b.Loop() {
-		r, err := st.Query()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := benchScanBench(r); err != nil {
-			b.Fatal(err)
-		}
-	}
+func (s *benchSuite) stmtRows(b *testing.B) {
+	s.needHistory(b)
+	st := s.prepare(b, "select * from bench")
+	benchEachOp(b, func() error {
+		return benchReadHistory(st.Query())
+	})
 }
 
-// benchSuiteQueryParallel runs mattn's query from GOMAXPROCS goroutines.
-// mattn gives every goroutine its own ":memory:" database; here all of them
-// share one pool of GOMAXPROCS connections, which is what an application
-// does and also exercises the driver's per-connection locking. Pooled
-// connections must all open the same database, which rules out ":memory:".
-// A temporary file is used rather than a shared-cache in-memory database
-// because shared cache makes connections contend on one shared b-tree and
-// its table locks (SQLite discourages it), and a "file:...&cache=shared" URI
-// would also depend on the driver's DSN parsing; a plain file path does not.
-func benchSuiteQueryParallel(b *testing.B, _ *benchSuiteDB) {
+// queryParallel sends the original suite's four-integer query from
+// GOMAXPROCS goroutines. The original opens a ":memory:" database per
+// goroutine; here they share one pool of GOMAXPROCS connections, as an
+// application's goroutines would, which also puts the driver's
+// per-connection locking to work. The pooled connections must all see one
+// database, so it is a file: ":memory:" is private to each connection, and a
+// shared-cache URI would serialize them on one b-tree's table locks (SQLite
+// advises against shared cache) and lean on each driver's URI parsing.
+func (s *benchSuite) queryParallel(b *testing.B) {
 	db, err := sql.Open("sqlite3", benchDSN(filepath.Join(b.TempDir(), "parallel.db")))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	procs := runtime.GOMAXPROCS(0)
-	db.SetMaxOpenConns(procs)
-	db.SetMaxIdleConns(procs) // the default of 2 would churn connections
+	workers := runtime.GOMAXPROCS(0)
+	db.SetMaxOpenConns(workers)
+	db.SetMaxIdleConns(workers) // with the default of 2 idle, the pool would reopen connections
 
-	// Open every connection now so the timed loop measures queries, not
-	// sqlite3_open.
-	ctx := context.Background()
-	conns := make([]*sql.Conn, procs)
-	for i := range conns {
-		if conns[i], err = db.Conn(ctx); err != nil {
+	// Hold all the connections at once so that each is opened before the
+	// clock starts: the loop is to time queries, not sqlite3_open.
+	held := make([]*sql.Conn, 0, workers)
+	for range workers {
+		c, err := db.Conn(context.Background())
+		if err != nil {
 			b.Fatal(err)
 		}
+		held = append(held, c)
 	}
-	for _, c := range conns {
+	for _, c := range held {
 		c.Close()
 	}
 
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
-		var i int64
+		var v int64
 		for pb.Next() {
-			if err := db.QueryRow("SELECT 1, 2, 3, 4").Scan(&i, &i, &i, &i); err != nil {
-				b.Error(err) // b.Fatal may not be called from these goroutines
+			if err := db.QueryRow("SELECT 1, 2, 3, 4").Scan(&v, &v, &v, &v); err != nil {
+				b.Error(err) // only the benchmark's own goroutine may call b.Fatal
 				return
 			}
 		}
 	})
 }
 
-// benchSuiteStmt10Cols reads one row of ten mixed columns through a prepared
+// stmt10Cols reads one row of ten mixed columns through a prepared
 // statement, so per-column conversion cost dominates over per-query cost.
-func benchSuiteStmt10Cols(b *testing.B, db *benchSuiteDB) {
-	st, err := db.Prepare("SELECT i1, i2, i3, f1, f2, t1, t2, t3, b, n FROM bench10cols")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-
+func (s *benchSuite) stmt10Cols(b *testing.B) {
+	st := s.prepare(b, "SELECT i1, i2, i3, f1, f2, t1, t2, t3, b, n FROM bench10cols")
 	var (
 		i1, i3     int64
 		i2         int
@@ -385,13 +383,7 @@ func benchSuiteStmt10Cols(b *testing.B, db *benchSuiteDB) {
 		b.Fatalf("wrong row: %v %v %v %v %v %q %q %q %x %v",
 			i1, i2, i3, f1, f2, t1, t2, t3, blob, null)
 	}
-
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := scan(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchEachOp(b, scan)
 }
 
 // benchStepScript returns a script of n statements: a DELETE that makes
@@ -410,21 +402,24 @@ func benchStepScript(n int, tail string) string {
 	return sb.String()
 }
 
-// benchSuiteExecStep measures the per-statement overhead of a multi-statement
-// Exec: prepare, step and finalize for each of 1,000 statements in one call.
-func benchSuiteExecStep(b *testing.B, db *benchSuiteDB) {
-	script := benchStepScript(benchStepStmts, "")
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := db.Exec(script); err != nil {
-			b.Fatal(err)
-		}
-	}
+// benchPerStmt adds ns/stmt, for ops that each run benchStepStmts statements.
+func benchPerStmt(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchStepStmts), "ns/stmt")
+}
+
+// execStep measures the per-statement overhead of a multi-statement Exec:
+// prepare, step and finalize for each of 1,000 statements in one call.
+func (s *benchSuite) execStep(b *testing.B) {
+	script := benchStepScript(benchStepStmts, "")
+	benchEachOp(b, func() error {
+		_, err := s.db.Exec(script)
+		return err
+	})
+	benchPerStmt(b)
 
 	// Prove the whole script ran, not just its first statement.
 	var n int
-	if err := db.QueryRow("SELECT count(*) FROM bench_step").Scan(&n); err != nil {
+	if err := s.db.QueryRow("SELECT count(*) FROM bench_step").Scan(&n); err != nil {
 		b.Fatal(err)
 	}
 	if n != benchStepStmts-1 {
@@ -432,28 +427,28 @@ func benchSuiteExecStep(b *testing.B, db *benchSuiteDB) {
 	}
 }
 
-// benchSuiteQueryStep is ExecStep through Query: the leading 999 statements
-// must run, and the rows of the last one are returned.
-func benchSuiteQueryStep(b *testing.B, db *benchSuiteDB) {
+// queryStep is ExecStep through Query: the leading 999 statements must run,
+// and the rows of the last one are returned.
+func (s *benchSuite) queryStep(b *testing.B) {
 	script := benchStepScript(benchStepStmts, "SELECT count(*), sum(x) FROM bench_step;")
 	const inserted = benchStepStmts - 2
-	b.ReportAllocs()
-	for b.Loop() {
-		rows, err := db.Query(script)
+	benchEachOp(b, func() error {
+		rows, err := s.db.Query(script)
 		if err != nil {
-			b.Fatal(err)
+			return err
 		}
 		var n, sum int64
 		got, err := benchScan(rows, &n, &sum)
 		if err != nil {
-			b.Fatal(err)
+			return err
 		}
 		if got != 1 || n != inserted || sum != inserted*(inserted-1)/2 {
-			b.Fatalf("got %d rows, count %d, sum %d; want 1 row, count %d, sum %d",
+			return fmt.Errorf("got %d rows, count %d, sum %d; want 1 row, count %d, sum %d",
 				got, n, sum, inserted, inserted*(inserted-1)/2)
 		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchStepStmts), "ns/stmt")
+		return nil
+	})
+	benchPerStmt(b)
 }
 
 const (

@@ -32,33 +32,33 @@ type Error struct {
 // Primary result codes, from https://sqlite.org/rescode.html.
 var (
 	ErrError      = ErrNo(1)  // generic error, e.g. an SQL syntax error
-	ErrInternal   = ErrNo(2)  // internal logic error in SQLite
-	ErrPerm       = ErrNo(3)  // access permission denied
-	ErrAbort      = ErrNo(4)  // callback routine requested an abort
-	ErrBusy       = ErrNo(5)  // the database file is locked
-	ErrLocked     = ErrNo(6)  // a table in the database is locked
-	ErrNomem      = ErrNo(7)  // a malloc() failed
-	ErrReadonly   = ErrNo(8)  // attempt to write a readonly database
+	ErrInternal   = ErrNo(2)  // a bug inside SQLite itself
+	ErrPerm       = ErrNo(3)  // the requested access mode was refused
+	ErrAbort      = ErrNo(4)  // a callback asked SQLite to stop
+	ErrBusy       = ErrNo(5)  // another connection holds a conflicting lock on the file
+	ErrLocked     = ErrNo(6)  // a conflict within this connection or its shared cache
+	ErrNomem      = ErrNo(7)  // SQLite could not allocate memory
+	ErrReadonly   = ErrNo(8)  // a write was refused: the database is read-only
 	ErrInterrupt  = ErrNo(9)  // operation interrupted (e.g. its context was cancelled)
-	ErrIoErr      = ErrNo(10) // some kind of disk I/O error occurred
-	ErrCorrupt    = ErrNo(11) // the database disk image is malformed
-	ErrNotFound   = ErrNo(12) // unknown opcode in sqlite3_file_control()
-	ErrFull       = ErrNo(13) // insertion failed because database is full
-	ErrCantOpen   = ErrNo(14) // unable to open the database file
-	ErrProtocol   = ErrNo(15) // database lock protocol error
-	ErrEmpty      = ErrNo(16) // database is empty (unused)
-	ErrSchema     = ErrNo(17) // the database schema changed
-	ErrTooBig     = ErrNo(18) // string or BLOB exceeds size limit
-	ErrConstraint = ErrNo(19) // abort due to constraint violation
-	ErrMismatch   = ErrNo(20) // data type mismatch
-	ErrMisuse     = ErrNo(21) // library used incorrectly
-	ErrNoLFS      = ErrNo(22) // uses OS features not supported on host
-	ErrAuth       = ErrNo(23) // authorization denied
-	ErrFormat     = ErrNo(24) // auxiliary database format error (unused)
-	ErrRange      = ErrNo(25) // 2nd parameter to sqlite3_bind out of range
-	ErrNotADB     = ErrNo(26) // file opened that is not a database file
-	ErrNotice     = ErrNo(27) // notifications from sqlite3_log()
-	ErrWarning    = ErrNo(28) // warnings from sqlite3_log()
+	ErrIoErr      = ErrNo(10) // the OS failed a read, write, sync or lock (see ExtendedCode)
+	ErrCorrupt    = ErrNo(11) // the file's contents are damaged
+	ErrNotFound   = ErrNo(12) // a file control opcode the VFS does not know
+	ErrFull       = ErrNo(13) // no room left: the disk or the database's size limit
+	ErrCantOpen   = ErrNo(14) // the file (or a journal or temporary file) could not be opened
+	ErrProtocol   = ErrNo(15) // the file locking protocol broke down
+	ErrEmpty      = ErrNo(16) // not returned by current SQLite
+	ErrSchema     = ErrNo(17) // the schema changed since the statement was prepared
+	ErrTooBig     = ErrNo(18) // a string, BLOB or row is larger than allowed
+	ErrConstraint = ErrNo(19) // a NOT NULL, UNIQUE, CHECK or foreign key constraint failed
+	ErrMismatch   = ErrNo(20) // a value of the wrong type, e.g. a non-integer rowid
+	ErrMisuse     = ErrNo(21) // the C API was called in a wrong way
+	ErrNoLFS      = ErrNo(22) // large files are needed but the OS lacks support
+	ErrAuth       = ErrNo(23) // the authorizer denied the statement
+	ErrFormat     = ErrNo(24) // not returned by current SQLite
+	ErrRange      = ErrNo(25) // a parameter index outside the statement's parameters
+	ErrNotADB     = ErrNo(26) // the file is not an SQLite database
+	ErrNotice     = ErrNo(27) // informational message passed to sqlite3_log
+	ErrWarning    = ErrNo(28) // warning passed to sqlite3_log
 )
 
 // Extended result codes, from https://sqlite.org/rescode.html#extrc.
@@ -138,10 +138,10 @@ func (err Error) Error() string {
 		}
 		str = cErrstr(code)
 	}
-	if err.SystemErrno != 0 {
-		str += ": " + err.SystemErrno.Error()
+	if err.SystemErrno == 0 {
+		return str
 	}
-	return str
+	return str + ": " + err.SystemErrno.Error()
 }
 
 // Is reports whether target is err's primary (ErrNo) or extended

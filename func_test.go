@@ -80,12 +80,15 @@ func scanAny(t *testing.T, db *sql.DB, query string, args ...any) any {
 }
 
 func TestFuncSignatures(t *testing.T) {
-	type NInt int64
-	type NFloat float64
-	type NString string
-	type NBlob []byte
-	type NBool bool
-	type NFunc func(int64) int64
+	// Named types, converted by their underlying kind.
+	type (
+		meters  int64
+		celsius float64
+		tag     string
+		raw     []byte
+		flag    bool
+		unary   func(int64) int64
+	)
 	funcs := map[string]any{
 		// Fast paths.
 		"inc":      func(a int64) int64 { return a + 1 },
@@ -99,7 +102,7 @@ func TestFuncSignatures(t *testing.T) {
 		"len64":    func(s string) int64 { return int64(len(s)) },
 		"len":      func(s string) int { return len(s) },
 		"has":      strings.Contains,
-		"regex":    regexp.MatchString,
+		"matches":  regexp.MatchString,
 		"rev":      func(b []byte) []byte { r := append([]byte{}, b...); reverse(r); return r },
 		"typeof_":  func(v any) any { return fmt.Sprintf("%T", v) },
 		"ident":    func(v any) (any, error) { return v, nil },
@@ -107,31 +110,31 @@ func TestFuncSignatures(t *testing.T) {
 		"first":    func(v ...any) (any, error) { return v[0], nil },
 		"answer":   func() int64 { return 42 },
 		"none_":    func() any { return nil },
-		"namedfn":  NFunc(func(a int64) int64 { return -a }),
+		"namedfn":  unary(func(a int64) int64 { return -a }),
 		"echoblob": func(b []byte) []byte { return b },
 		// Through reflection.
-		"addi8_16_32": func(a int8, b int16) int32 { return int32(a) + int32(b) },
-		"addu8_16_32": func(a uint8, b uint16) uint32 { return uint32(a) + uint32(b) },
-		"addu64":      func(a, b uint64) uint64 { return a + b },
-		"addiu":       func(a int, b uint) int64 { return int64(a) + int64(b) },
-		"addf32_64":   func(a float32, b float64) float64 { return float64(a) + b },
-		"negate":      func(a bool) bool { return !a },
-		"variadic": func(a, b int64, c ...int64) int64 {
-			for _, d := range c {
-				a += d
+		"mul_i8_i16":   func(a int8, b int16) int32 { return int32(a) * int32(b) },
+		"sub_u8_u16":   func(a uint8, b uint16) uint32 { return uint32(b) - uint32(a) },
+		"sub_u64":      func(a, b uint64) uint64 { return a - b },
+		"sub_int_uint": func(a int, b uint) int64 { return int64(a) - int64(b) },
+		"mul_f32_f64":  func(a float32, b float64) float64 { return float64(a) * b },
+		"negate":       func(a bool) bool { return !a },
+		"weighted": func(scale, base int64, terms ...int64) int64 {
+			for _, x := range terms {
+				base += scale * x
 			}
-			return a + b
+			return base
 		},
 		"joinv":    func(sep string, parts ...string) string { return strings.Join(parts, sep) },
-		"dur":      func(n int64) time.Duration { return time.Duration(n) },
-		"nint":     func(a, b NInt) NInt { return a + b },
-		"nfloat":   func(a, b NFloat) NFloat { return a + b },
-		"nstring":  func(s NString) NString { return s + "!" },
-		"nblob":    func(s string) NBlob { return NBlob(s) },
-		"nbool":    func(b NBool) NBool { return !b },
+		"seconds":  func(n int64) time.Duration { return time.Duration(n) * time.Second },
+		"fathoms":  func(f, m meters) meters { return 2*f + m },
+		"fahr":     func(c celsius) celsius { return c*9/5 + 32 },
+		"hashtag":  func(s tag) tag { return "#" + s },
+		"bytes_":   func(s string) raw { return raw(s) },
+		"toggle":   func(f flag) flag { return !f },
 		"when_":    func() any { return time.Date(2024, 2, 3, 4, 5, 6, 0, time.UTC) },
 		"anyint":   func() any { return uint16(7) },
-		"anynamed": func() any { return NString("named") },
+		"anynamed": func() any { return tag("named") },
 		"check_": func(n int64) error {
 			if n < 0 {
 				return errors.New("negative")
@@ -156,8 +159,8 @@ func TestFuncSignatures(t *testing.T) {
 		{"SELECT len('')", int64(0)},
 		{"SELECT has('seafood', 'foo')", true},
 		{"SELECT has('seafood', 'bar')", false},
-		{"SELECT regex('^foo.*', 'foobar')", true},
-		{"SELECT regex('^foo.*', 'barfoo')", false},
+		{"SELECT matches('^[0-9]+$', '2024')", true},
+		{"SELECT matches('^[0-9]+$', '20x4')", false},
 		{"SELECT rev(x'010203')", []byte{3, 2, 1}},
 		{"SELECT rev('ab')", []byte("ba")},
 		{"SELECT rev(x'') IS NULL", true}, // an empty []byte result is NULL, as in mattn
@@ -172,31 +175,31 @@ func TestFuncSignatures(t *testing.T) {
 		{"SELECT ident(x'0102')", []byte{1, 2}},
 		{"SELECT ident(NULL) IS NULL", true},
 		{"SELECT count_()", int64(0)},
-		{"SELECT count_(1, 'foo', 2.3, NULL)", int64(4)},
+		{"SELECT count_(x'00', -1, 'bar', NULL, 0.5)", int64(5)},
 		{"SELECT first('a', 2)", "a"},
 		{"SELECT answer()", int64(42)},
 		{"SELECT none_() IS NULL", true},
 		{"SELECT namedfn(5)", int64(-5)},
-		{"SELECT addi8_16_32(1, 2)", int32(3)},
-		{"SELECT addu8_16_32(1, 2)", uint32(3)},
-		{"SELECT addu64(1, 2)", uint64(3)},
-		{"SELECT addiu(1, 2)", int64(3)},
-		{"SELECT addf32_64(1.5, 1.5)", 3.0},
-		{"SELECT addf32_64(1, 2)", 3.0},
+		{"SELECT mul_i8_i16(-3, 4)", int32(-12)},
+		{"SELECT sub_u8_u16(1, 9)", uint32(8)},
+		{"SELECT sub_u64(7, 2)", uint64(5)},
+		{"SELECT sub_int_uint(2, 5)", int64(-3)},
+		{"SELECT mul_f32_f64(1.5, 4.0)", 6.0},
+		{"SELECT mul_f32_f64(2, 3)", 6.0}, // INTEGERs to float parameters
 		{"SELECT negate(1)", false},
 		{"SELECT negate(0)", true},
-		{"SELECT variadic(1, 2)", int64(3)},
-		{"SELECT variadic(1, 2, 3, 4)", int64(10)},
-		{"SELECT variadic(1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1)", int64(20)}, // more than the bridge's 8 stack slots
+		{"SELECT weighted(3, 5)", int64(5)},
+		{"SELECT weighted(3, 5, 1, 2)", int64(14)},
+		{"SELECT weighted(1, 0, " + strings.Repeat("2, ", 19) + "2)", int64(40)}, // more than the bridge's 8 stack slots
 		{"SELECT joinv('-')", ""},
 		{"SELECT joinv('-', 'a', 'b', 'c')", "a-b-c"},
-		{"SELECT dur(42)", int64(42)},
-		{"SELECT nint(1, 2)", int64(3)},
-		{"SELECT nfloat(1.5, 1.5)", 3.0},
-		{"SELECT nstring('foo')", "foo!"},
-		{"SELECT nblob('xy')", []byte("xy")},
-		{"SELECT nblob('') IS NULL", true},
-		{"SELECT nbool(0)", true},
+		{"SELECT seconds(2)", int64(2e9)},
+		{"SELECT fathoms(20, 2)", int64(42)},
+		{"SELECT fahr(100)", 212.0},
+		{"SELECT hashtag('sqlite')", "#sqlite"},
+		{"SELECT bytes_('ab')", []byte("ab")},
+		{"SELECT bytes_('') IS NULL", true}, // an empty []byte result is NULL
+		{"SELECT toggle(1)", false},
 		{"SELECT when_()", "2024-02-03 04:05:06+00:00"},
 		{"SELECT anyint()", int64(7)},
 		{"SELECT anynamed()", "named"},

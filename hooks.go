@@ -242,10 +242,10 @@ func (x *connHooks) release() {
 // a rollback (the COMMIT then fails with ErrConstraintCommitHook). The
 // callback must not use the connection.
 //
-// A previous commit hook is replaced and released; nil removes it. The call
-// is a no-op once the connection has been closed. A panic in callback vetoes
-// the commit, and the error of the commit reports the panic. Cost: one cgo
-// call to register, one C-to-Go callback per commit.
+// A previous commit hook is replaced and released; nil removes it. On a
+// closed connection nothing happens. A panic in callback vetoes the commit,
+// and the error of the commit reports the panic. Cost: one cgo call to
+// register, one C-to-Go callback per commit.
 func (c *SQLiteConn) RegisterCommitHook(callback func() int) {
 	c.core.enter() // lifetime.go
 	defer c.core.leave()
@@ -263,9 +263,9 @@ func (c *SQLiteConn) RegisterCommitHook(callback func() int) {
 // or because the connection closes inside a transaction (the callback then
 // runs during Close). The callback must not use the connection.
 //
-// A previous rollback hook is replaced and released; nil removes it. The call
-// is a no-op once the connection has been closed. Cost: one cgo call to
-// register, one C-to-Go callback per rollback.
+// A previous rollback hook is replaced and released; nil removes it. On a
+// closed connection nothing happens. Cost: one cgo call to register, one
+// C-to-Go callback per rollback.
 //
 // A panic in callback does not unwind through SQLite: the running statement
 // is interrupted, and its error (or, if it completed first, the next error on
@@ -290,9 +290,9 @@ func (c *SQLiteConn) RegisterRollbackHook(callback func()) {
 // unconditional DELETE, or for changes to internal tables. The callback must
 // not use the connection.
 //
-// A previous update hook is replaced and released; nil removes it. The call
-// is a no-op once the connection has been closed. Cost: one C-to-Go callback
-// and two string allocations per changed row.
+// A previous update hook is replaced and released; nil removes it. On a
+// closed connection nothing happens. Cost: one C-to-Go callback and two
+// string allocations per changed row.
 //
 // A panic in callback does not unwind through SQLite: the running statement
 // is interrupted, and its error (or, if it completed first, the next error on
@@ -327,9 +327,9 @@ type SQLitePreUpdateData struct {
 // SQLitePreUpdateData.Old and New. The callback must not use the connection
 // otherwise.
 //
-// A previous pre-update hook is replaced and released; nil removes it. The
-// call is a no-op once the connection has been closed. Cost: one C-to-Go
-// callback and two string allocations per changed row.
+// A previous pre-update hook is replaced and released; nil removes it. On a
+// closed connection nothing happens. Cost: one C-to-Go callback and two
+// string allocations per changed row.
 //
 // A panic in callback does not unwind through SQLite: the running statement
 // is interrupted, and its error (or, if it completed first, the next error on
@@ -560,11 +560,10 @@ func formatValue(v any) string {
 // call to the next, and every Exec and Query compiles, and so authorizes, its
 // SQL anew, as without a cache. Statements prepared with Prepare are
 // authorized once, when prepared (and again when SQLite re-prepares them).
-// A previous authorizer is replaced and released; nil removes it. The call is
-// a no-op once the connection has been closed. A panic in callback denies
-// the action, and the statement's error reports the panic. Cost: one C-to-Go
-// callback and up to three string allocations per action, at compile time
-// only.
+// A previous authorizer is replaced and released; nil removes it. On a
+// closed connection nothing happens. A panic in callback denies the action,
+// and the statement's error reports the panic. Cost: one C-to-Go callback
+// and up to three string allocations per action, at compile time only.
 func (c *SQLiteConn) RegisterAuthorizer(callback func(int, string, string, string) int) {
 	c.core.enter() // lifetime.go
 	defer c.core.leave()
@@ -597,9 +596,9 @@ func (c *SQLiteConn) RegisterAuthorizer(callback func(int, string, string, strin
 // hook, so a registered WAL hook replaces them: checkpoint from the callback
 // or elsewhere. Passing nil removes a hook registered here and turns
 // automatic checkpoints back on at SQLite's default of 1000 pages. A
-// previous WAL hook is replaced and released. The call is a no-op once the
-// connection has been closed. A panic in callback fails the statement with
-// an error reporting it. Cost: one C-to-Go callback per commit. Not in
+// previous WAL hook is replaced and released. On a closed connection nothing
+// happens. A panic in callback fails the statement with an error reporting
+// it. Cost: one C-to-Go callback per commit. Not in
 // mattn/go-sqlite3.
 func (c *SQLiteConn) RegisterWALHook(callback func(dbName string, pages int) int) {
 	c.core.enter() // lifetime.go

@@ -62,12 +62,9 @@ func hkQuery(t testing.TB, c *SQLiteConn, query string, args ...any) []any {
 	}
 	defer rows.Close()
 	var out []any
-	dest := make([]driver.Value, len(rows.Columns()))
-	for {
-		if err := rows.Next(dest); err != nil {
-			break
-		}
-		out = append(out, dest[0])
+	row := make([]driver.Value, len(rows.Columns()))
+	for rows.Next(row) == nil { // io.EOF after the last row
+		out = append(out, row[0])
 	}
 	return out
 }

@@ -67,9 +67,9 @@ const (
 	SQLITE_FCNTL_CKSM_FILE             = int(41)
 )
 
-// GetLimit returns the current value of a run-time limit (sqlite3_limit,
-// https://sqlite.org/c3ref/limit.html), or -1 once the connection has been
-// closed or for an unknown id. One cgo call.
+// GetLimit reads the limit id of this connection (sqlite3_limit,
+// https://sqlite.org/c3ref/limit.html) without changing it. It gives -1 for
+// an id SQLite does not know, and on a closed connection. One cgo call.
 func (c *SQLiteConn) GetLimit(id int) int {
 	c.core.enter() // lifetime.go
 	defer c.core.leave()
@@ -79,10 +79,10 @@ func (c *SQLiteConn) GetLimit(id int) int {
 	return cLimit(c.h, id, -1)
 }
 
-// SetLimit sets a run-time limit and returns its previous value
-// (sqlite3_limit, https://sqlite.org/c3ref/limit.html). SQLite silently caps
-// newVal at the compile-time maximum; a negative newVal changes nothing. It
-// returns -1 once the connection has been closed. One cgo call.
+// SetLimit changes the limit id of this connection to newVal and gives back
+// the value it had (sqlite3_limit, https://sqlite.org/c3ref/limit.html).
+// SQLite silently caps newVal at the compile-time maximum; a negative newVal
+// changes nothing. On a closed connection it gives -1. One cgo call.
 //
 // SQLite checks most limits when it compiles a statement; a change finalizes
 // the statements the driver's cache holds, so every later Exec and Query
@@ -146,7 +146,7 @@ func fileControlError(rc, op int) error {
 
 // GetFilename returns the absolute path of the file of database schemaName
 // ("" is "main"), or "" for an in-memory or temporary database, an unknown
-// name, or once the connection has been closed (sqlite3_db_filename,
+// name, or on a closed connection (sqlite3_db_filename,
 // https://sqlite.org/c3ref/db_filename.html). One cgo call.
 func (c *SQLiteConn) GetFilename(schemaName string) string {
 	c.core.enter() // lifetime.go

@@ -5,13 +5,14 @@ import (
 	"unsafe"
 )
 
-// SQLiteTimestampFormats are the time formats understood by both this driver
-// and SQLite's date and time functions. The first is used to write time.Time
-// values; when reading TEXT from a DATE, DATETIME or TIMESTAMP column the
-// formats are tried in order.
+// SQLiteTimestampFormats lists the layouts (in Go's time.Layout notation)
+// that the driver and SQLite's date and time functions both accept. A
+// time.Time argument is written as text in the layout at index 0; TEXT read
+// from a column declared DATE, DATETIME or TIMESTAMP is matched against each
+// layout in turn, and the first that parses it wins.
 var SQLiteTimestampFormats = []string{
-	// By default, store timestamps with whatever timezone they come with.
-	// When parsed, they will be returned with the same timezone.
+	// A time.Time is written in its own UTC offset, not converted to UTC, and
+	// comes back with that offset (as a fixed zone) unless _loc is set.
 	"2006-01-02 15:04:05.999999999-07:00",
 	"2006-01-02T15:04:05.999999999-07:00",
 	"2006-01-02 15:04:05.999999999",

@@ -135,11 +135,11 @@ type IndexResult struct {
 // registration fails. Registered in a ConnectHook, one Module value serves
 // every connection of the pool: then each connection calls DestroyModule.
 type Module interface {
-	// http://sqlite.org/vtab.html#xcreate
+	// Create is the module's xCreate: a new table, from CREATE VIRTUAL TABLE.
 	Create(c *SQLiteConn, args []string) (VTab, error)
-	// http://sqlite.org/vtab.html#xconnect
+	// Connect is the module's xConnect: a table the schema already has.
 	Connect(c *SQLiteConn, args []string) (VTab, error)
-	// http://sqlite.org/c3ref/create_module.html
+	// DestroyModule is the destructor given to sqlite3_create_module_v2.
 	DestroyModule()
 }
 

@@ -22,7 +22,7 @@ func NopAnswers() map[string]*nopdriver.Answer {
 	}
 	bench := &nopdriver.Answer{Columns: []string{"n", "i", "d", "s", "t"}}
 	now := time.Now()
-	for i := range 100 {
+	for i := range historyRows {
 		bench.Rows = append(bench.Rows, []driver.Value{nil, int64(i), float64(i), fmt.Sprint(i), now})
 	}
 	wide := make([]driver.Value, wideCols)

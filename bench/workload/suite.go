@@ -5,15 +5,17 @@ import (
 	"database/sql"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
-// The suite workloads: mattn/go-sqlite3's BenchmarkSuite (v1.14.53) and the
-// driver's additions to it, with the SQL and data of bench_test.go.
+// The suite: the cases of mattn/go-sqlite3's BenchmarkSuite (v1.14.53) and
+// its BenchmarkCustomFunctions, then this driver's additions, on the SQL and
+// data of the root module's bench_test.go.
 
-// Queries, shared with the nop driver's canned answers (nop.go).
+// The suite's SQL. nop.go keys the nop driver's canned answers by it.
 const (
 	sqlExec       = "select 1"
 	sqlQuery      = "select null, 1, 1.1, 'foo'"
@@ -24,10 +26,11 @@ const (
 	sqlParallel   = "SELECT 1, 2, 3, 4"
 	sqlCustomAdd  = "SELECT custom_add(1,2)"
 
-	stepStmts = 1000 // statements in the ExecStep and QueryStep scripts
-	blobHex   = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	historyRows = 100  // rows of the "bench" table that Rows and StmtRows read
+	stepStmts   = 1000 // statements in the ExecStep and QueryStep scripts
+	blobHex     = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
-	// Values of the one bench10cols row.
+	// Texts of the one bench10cols row.
 	s10t2 = "The quick brown fox jumps over the lazy dog"
 	s10t3 = "naïve café ✓"
 )
@@ -53,8 +56,27 @@ func stepScript(n int, tail string) string {
 	return sb.String()
 }
 
-// suiteDB is the in-memory database the suite workloads share, as mattn's
-// suite shares its TestDB.
+// onSuite turns w, a workload on the suite's shared database, into one of
+// All's.
+func onSuite(w func(b *testing.B, db *sql.DB) error) func(*testing.B, *env) error {
+	return func(b *testing.B, e *env) error {
+		db, err := e.suiteDB()
+		if err != nil {
+			return err
+		}
+		return w(b, db)
+	}
+}
+
+// historyRow is row k of the "bench" table: a NULL, k as an integer, a
+// double and decimal text, and the clock's time, bound as a time.Time so
+// that each driver stores a datetime its own way.
+func historyRow(k int) []any {
+	return []any{nil, k, float64(k), strconv.Itoa(k), time.Now()}
+}
+
+// suiteDB is the one in-memory database of all the suite workloads, with
+// every table they read, built on first use.
 func (e *env) suiteDB() (*sql.DB, error) {
 	return once(e, "suite", func() (*sql.DB, error) {
 		db, err := e.memory()
@@ -72,129 +94,95 @@ func (e *env) suiteDB() (*sql.DB, error) {
 		if err != nil {
 			return nil, err
 		}
-		// mattn's "bench" table: 100 rows with a NULL, an integer, a double,
-		// a short text and a datetime bound from a time.Time.
-		st, err := db.Prepare("insert into bench values (?, ?, ?, ?, ?)")
+		ins, err := db.Prepare("insert into bench values (?, ?, ?, ?, ?)")
 		if err != nil {
 			return nil, err
 		}
-		defer st.Close()
-		for i := range 100 {
-			if _, err := st.Exec(nil, i, float64(i), fmt.Sprint(i), time.Now()); err != nil {
-				return nil, err
+		defer ins.Close()
+		for k := range historyRows {
+			if _, err := ins.Exec(historyRow(k)...); err != nil {
+				return nil, fmt.Errorf("bench row %d: %w", k, err)
 			}
 		}
 		return db, nil
 	})
 }
 
-// The suite workloads declare their scan targets inside the loop, as mattn's
-// do, so that allocs/op stay comparable with its published numbers.
-
-func suiteExec(b *testing.B, e *env) error {
-	db, err := e.suiteDB()
-	if err != nil {
-		return err
-	}
+func suiteExec(b *testing.B, db *sql.DB) error {
 	return loop(b, func() error {
 		_, err := db.Exec(sqlExec)
 		return err
 	})
 }
 
-func suiteQuery(b *testing.B, e *env) error {
-	db, err := e.suiteDB()
-	if err != nil {
-		return err
-	}
-	return loop(b, func() error {
-		var n sql.NullString
-		var i int
-		var f float64
-		var s string
-		return db.QueryRow(sqlQuery).Scan(&n, &i, &f, &s)
-	})
+// scanLiterals reads the single row of Query, Params and Stmt: a NULL, an
+// integer, a real and a text. Its targets are new on every call, so every
+// op allocates them, as the loops of the original suite do; that keeps
+// allocs/op comparable with numbers measured there.
+func scanLiterals(row *sql.Row) error {
+	var (
+		null  sql.NullString
+		whole int
+		frac  float64
+		text  string
+	)
+	return row.Scan(&null, &whole, &frac, &text)
 }
 
-func suiteParams(b *testing.B, e *env) error {
-	db, err := e.suiteDB()
-	if err != nil {
-		return err
-	}
-	return loop(b, func() error {
-		var n sql.NullString
-		var i int
-		var f float64
-		var s string
-		return db.QueryRow(sqlParams, nil, 1, 1.1, "foo").Scan(&n, &i, &f, &s)
-	})
+func suiteQuery(b *testing.B, db *sql.DB) error {
+	return loop(b, func() error { return scanLiterals(db.QueryRow(sqlQuery)) })
 }
 
-func suiteStmt(b *testing.B, e *env) error {
-	db, err := e.suiteDB()
-	if err != nil {
-		return err
-	}
+func suiteParams(b *testing.B, db *sql.DB) error {
+	return loop(b, func() error { return scanLiterals(db.QueryRow(sqlParams, nil, 1, 1.1, "foo")) })
+}
+
+func suiteStmt(b *testing.B, db *sql.DB) error {
 	st, err := db.Prepare(sqlParams)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	return loop(b, func() error {
-		var n sql.NullString
-		var i int
-		var f float64
-		var s string
-		return st.QueryRow(nil, 1, 1.1, "foo").Scan(&n, &i, &f, &s)
-	})
+	return loop(b, func() error { return scanLiterals(st.QueryRow(nil, 1, 1.1, "foo")) })
 }
 
-// scanBench scans the "bench" table the way mattn's suite does, including
-// its datetime column into a time.Time.
-func scanBench(rows *sql.Rows, err error) error {
+// readHistory drains the result of sqlRows, the datetime column into a
+// time.Time, and checks that every row came back. Like scanLiterals it
+// declares its targets per call, once per op.
+func readHistory(rows *sql.Rows, err error) error {
 	if err != nil {
 		return err
 	}
-	var n sql.NullString
-	var i int
-	var f float64
-	var s string
-	var t time.Time
-	got, err := scanAll(rows, &n, &i, &f, &s, &t)
-	if err == nil && got != 100 {
-		err = fmt.Errorf("scanned %d rows of bench, want 100", got)
+	var (
+		null  sql.NullString
+		whole int
+		dbl   float64
+		text  string
+		when  time.Time
+	)
+	n, err := scanAll(rows, &null, &whole, &dbl, &text, &when)
+	if err == nil && n != historyRows {
+		err = fmt.Errorf("bench gave %d rows, want %d", n, historyRows)
 	}
 	return err
 }
 
-func suiteRows(b *testing.B, e *env) error {
-	db, err := e.suiteDB()
-	if err != nil {
-		return err
-	}
-	return loop(b, func() error { return scanBench(db.Query(sqlRows)) })
+func suiteRows(b *testing.B, db *sql.DB) error {
+	return loop(b, func() error { return readHistory(db.Query(sqlRows)) })
 }
 
-func suiteStmtRows(b *testing.B, e *env) error {
-	db, err := e.suiteDB()
-	if err != nil {
-		return err
-	}
+func suiteStmtRows(b *testing.B, db *sql.DB) error {
 	st, err := db.Prepare(sqlRows)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	return loop(b, func() error { return scanBench(st.Query()) })
+	return loop(b, func() error { return readHistory(st.Query()) })
 }
 
 // suiteStmt10Cols reads one row of ten mixed columns through a prepared
 // statement, so per-column conversion cost dominates over per-query cost.
-func suiteStmt10Cols(b *testing.B, e *env) error {
-	db, err := e.suiteDB()
-	if err != nil {
-		return err
-	}
+func suiteStmt10Cols(b *testing.B, db *sql.DB) error {
 	st, err := db.Prepare(sqlStmt10Cols)
 	if err != nil {
 		return err
@@ -224,21 +212,22 @@ func suiteStmt10Cols(b *testing.B, e *env) error {
 	return loop(b, scan)
 }
 
+// perStmt adds ns/stmt, for ops that each run stepStmts statements.
+func perStmt(b *testing.B) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*stepStmts), "ns/stmt")
+}
+
 // suiteExecStep measures the per-statement overhead of a multi-statement
 // Exec: prepare, step and finalize for each of 1,000 statements in one call.
-func suiteExecStep(b *testing.B, e *env) error {
-	db, err := e.suiteDB()
-	if err != nil {
-		return err
-	}
-	err = loop(b, func() error {
+func suiteExecStep(b *testing.B, db *sql.DB) error {
+	err := loop(b, func() error {
 		_, err := db.Exec(sqlExecStep)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*stepStmts), "ns/stmt")
+	perStmt(b)
 	// Prove the whole script ran, not just its first statement.
 	var n int
 	if err := db.QueryRow(sqlStepCount).Scan(&n); err != nil {
@@ -252,13 +241,9 @@ func suiteExecStep(b *testing.B, e *env) error {
 
 // suiteQueryStep is ExecStep through Query: the leading 999 statements must
 // run, and the rows of the last one are returned.
-func suiteQueryStep(b *testing.B, e *env) error {
-	db, err := e.suiteDB()
-	if err != nil {
-		return err
-	}
+func suiteQueryStep(b *testing.B, db *sql.DB) error {
 	const inserted = stepStmts - 2
-	err = loop(b, func() error {
+	err := loop(b, func() error {
 		rows, err := db.Query(sqlQueryStep)
 		if err != nil {
 			return err
@@ -275,30 +260,33 @@ func suiteQueryStep(b *testing.B, e *env) error {
 		return nil
 	})
 	if err == nil {
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*stepStmts), "ns/stmt")
+		perStmt(b)
 	}
 	return err
 }
 
-// suiteQueryParallel runs mattn's query from GOMAXPROCS goroutines sharing
-// one pool of GOMAXPROCS connections to a temporary file (":memory:" would
-// give each connection its own database).
+// suiteQueryParallel sends the original suite's four-integer query from
+// GOMAXPROCS goroutines that share one pool of GOMAXPROCS connections to a
+// temporary file (on ":memory:" each connection would have its own
+// database).
 func suiteQueryParallel(b *testing.B, e *env) error {
-	procs := runtime.GOMAXPROCS(0)
-	db, err := once(e, "parallel", func() (*sql.DB, error) { return e.file("parallel.db", procs) })
+	workers := runtime.GOMAXPROCS(0)
+	db, err := once(e, "parallel", func() (*sql.DB, error) { return e.file("parallel.db", workers) })
 	if err != nil {
 		return err
 	}
-	errc := make(chan error, procs)
+	// The first failure of any goroutine; RunParallel's goroutines may not
+	// end the benchmark themselves.
+	failed := make(chan error, workers)
 	var cpu cpuMeter
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu.begin()
 	b.RunParallel(func(pb *testing.PB) {
-		var i int64
+		var v int64
 		for pb.Next() {
-			if err := db.QueryRow(sqlParallel).Scan(&i, &i, &i, &i); err != nil {
-				errc <- err
+			if err := db.QueryRow(sqlParallel).Scan(&v, &v, &v, &v); err != nil {
+				failed <- err
 				return
 			}
 		}
@@ -306,54 +294,58 @@ func suiteQueryParallel(b *testing.B, e *env) error {
 	cpu.end()
 	cpu.report(b)
 	select {
-	case err := <-errc:
+	case err := <-failed:
 		return err
 	default:
 		return nil
 	}
 }
 
-// customFunctions is mattn's BenchmarkCustomFunctions: a Go function called
-// from SQL, registered as not deterministic so that SQLite calls it on every
-// query.
+// customFunctions keeps the query and function of mattn's
+// BenchmarkCustomFunctions: one query per op whose only work is a call of a
+// Go function, registered as not deterministic as there.
 func customFunctions(b *testing.B, e *env) error {
 	db, err := once(e, "custom", func() (*sql.DB, error) {
 		db, err := e.memory()
 		if err != nil {
 			return nil, err
 		}
-		conn, err := db.Conn(context.Background())
-		if err != nil {
-			return nil, err
-		}
-		defer conn.Close()
-		// The pool has one connection, never recycled: registering the
-		// function on it registers it for every query below.
-		return db, conn.Raw(func(dc any) error {
-			if e.d.RegisterAdd != nil {
-				return e.d.RegisterAdd(dc)
-			}
-			r, ok := dc.(interface {
-				RegisterFunc(name string, impl any, pure bool) error
-			})
-			if !ok {
-				return skip("%T has no RegisterFunc method", dc)
-			}
-			return r.RegisterFunc("custom_add", func(a, b int64) int64 { return a + b }, false)
-		})
+		return db, registerAdd(e.d, db)
 	})
 	if err != nil {
 		return err
 	}
-	var sum int64
-	if err := db.QueryRow(sqlCustomAdd).Scan(&sum); err != nil {
+	var first int64
+	if err := db.QueryRow(sqlCustomAdd).Scan(&first); err != nil {
 		return err
 	}
-	if sum != 3 {
-		return fmt.Errorf("custom_add(1,2) = %d", sum)
+	if first != 3 {
+		return fmt.Errorf("custom_add(1,2) = %d", first)
 	}
 	return loop(b, func() error {
-		var i int64
-		return db.QueryRow(sqlCustomAdd).Scan(&i)
+		var sum int64 // a fresh target per op, as in the original, for equal allocs/op
+		return db.QueryRow(sqlCustomAdd).Scan(&sum)
+	})
+}
+
+// registerAdd registers custom_add on db's only connection, which the pool
+// keeps open, so that every later query of db can call it.
+func registerAdd(d Driver, db *sql.DB) error {
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		if d.RegisterAdd != nil {
+			return d.RegisterAdd(dc)
+		}
+		r, ok := dc.(interface {
+			RegisterFunc(name string, impl any, pure bool) error
+		})
+		if !ok {
+			return skip("%T has no RegisterFunc method", dc)
+		}
+		return r.RegisterFunc("custom_add", func(x, y int64) int64 { return x + y }, false)
 	})
 }

@@ -51,15 +51,15 @@ type Workload struct {
 // All lists every workload in the order they run.
 var All = []Workload{
 	// mattn/go-sqlite3's BenchmarkSuite and the driver's additions to it.
-	{"Exec", suiteExec},
-	{"Query", suiteQuery},
-	{"Params", suiteParams},
-	{"Stmt", suiteStmt},
-	{"Rows", suiteRows},
-	{"StmtRows", suiteStmtRows},
-	{"Stmt10Cols", suiteStmt10Cols},
-	{"ExecStep", suiteExecStep},
-	{"QueryStep", suiteQueryStep},
+	{"Exec", onSuite(suiteExec)},
+	{"Query", onSuite(suiteQuery)},
+	{"Params", onSuite(suiteParams)},
+	{"Stmt", onSuite(suiteStmt)},
+	{"Rows", onSuite(suiteRows)},
+	{"StmtRows", onSuite(suiteStmtRows)},
+	{"Stmt10Cols", onSuite(suiteStmt10Cols)},
+	{"ExecStep", onSuite(suiteExecStep)},
+	{"QueryStep", onSuite(suiteQueryStep)},
 	{"QueryParallel", suiteQueryParallel},
 	{"CustomFunctions", customFunctions},
 	// Scans, bulk insert, point lookups and context support.
@@ -363,9 +363,9 @@ func (e *env) open(dsn string, conns int) (*sql.DB, error) {
 	return db, nil
 }
 
-// memory opens a private in-memory database on one connection: every
-// connection to ":memory:" has its own database, so the pool must never open
-// a second one.
+// memory opens a private in-memory database on one connection. A second
+// connection to ":memory:" would open a second, empty database, so the pool
+// is held to one.
 func (e *env) memory() (*sql.DB, error) { return e.open(":memory:", 1) }
 
 // file opens the file name in the env's temporary directory.
