@@ -765,8 +765,10 @@ func TestParamsNamed(t *testing.T) {
 	}
 }
 
+// TestParamsWrongCount and TestParamsUnknownNamed run in strict mode;
+// strict_test.go has the default, mattn/go-sqlite3's.
 func TestParamsWrongCount(t *testing.T) {
-	db := testMemDB(t, "")
+	db := testMemDB(t, "_strict=1")
 	testMustExec(t, db, "CREATE TABLE t(a, b)")
 	tests := []struct {
 		query string
@@ -812,7 +814,7 @@ func TestParamsWrongCount(t *testing.T) {
 }
 
 func TestParamsUnknownNamed(t *testing.T) {
-	db := testMemDB(t, "")
+	db := testMemDB(t, "_strict=1")
 	testMustExec(t, db, "CREATE TABLE t(a)")
 	if _, err := db.Exec("INSERT INTO t VALUES(:a)", sql.Named("a", 1), sql.Named("zzz", 2)); err == nil {
 		t.Error("named argument zzz matching no parameter: no error")

@@ -79,7 +79,7 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 	if h == nil {
 		return nil, Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1}
 	}
-	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, deferFK: cfg.deferFK, cancelled: new(uint64)}
+	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, deferFK: cfg.deferFK, strict: cfg.strict, cancelled: new(uint64)}
 	c.cache.max = cfg.stmtCacheSize
 	if rc != sqliteOK {
 		err := errorFor(h, rc, 0)
@@ -127,6 +127,7 @@ type SQLiteConn struct {
 	loc     *time.Location
 	txlock  string
 	deferFK bool
+	strict  bool // _strict (strict.go)
 	closed  bool
 
 	// Cancellation (see bridge.h): gen numbers operations; cancelled is the

@@ -182,7 +182,7 @@ func (r *SQLiteRows) value(i int) driver.Value {
 	case typeText:
 		src := col.bytes()
 		if s.classes[i] == classTime {
-			if t, ok := parseTime(src, s.c.loc); ok {
+			if t, ok := parseTime(src, s.c.loc); ok || !s.c.strict {
 				return box(timeType, a.timeValue(t))
 			}
 		}
