@@ -275,6 +275,9 @@ func (c *SQLiteConn) errorFor(rc int, w *watch, base int) error {
 		if err == nil {
 			err = context.Canceled
 		}
+		if !c.strict {
+			return err // mattn/go-sqlite3's error: programs compare it with ==
+		}
 		return newInterruptedError(err)
 	}
 	return errorFor(c.h, rc, base)
