@@ -107,8 +107,8 @@ func (b *binder) findNamed(param string) (*driver.NamedValue, bool) {
 
 // bind lays the statement's parameter values out in the connection's C
 // parameter array, ready for the one cgo call that binds and runs them. With
-// last, arguments left over are an error, reported before anything is written
-// (a written large value is a C buffer that only that call frees).
+// last and strict, arguments left over are an error, reported before anything
+// is written (a written large value is a C buffer that only that call frees).
 func (s *SQLiteStmt) bind(b *binder, last bool) error {
 
 	n := s.nparam

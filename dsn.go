@@ -30,7 +30,7 @@ const defaultStmtCacheSize = 16
 // parseDSN parses a DSN in mattn/go-sqlite3's grammar: a filename, ":memory:"
 // or a "file:" URI, optionally followed by "?" and query parameters. SQLite's
 // own URI parameters (mode, cache, immutable, vfs, ...) are left in a file: URI
-// for SQLite to read; for a plain filename, mode and cache become open flags.
+// for SQLite to read; for a plain filename, see plainFileParams.
 // Parameters starting with "_" are the driver's. A malformed value is an error
 // that names the parameter; an empty one is ignored, as mattn/go-sqlite3 does,
 // unless _strict is set.
