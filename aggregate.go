@@ -16,6 +16,7 @@ import (
 // context of each group holds its slot's index + 1.
 type aggInfo struct {
 	name    string
+	strict  bool // the registering connection's _strict
 	ctor    reflect.Value
 	ctorErr bool
 	step    func(f fcall, obj any)

@@ -4,7 +4,8 @@ package sqlite3
 
 // Bad input: every kind of misuse and malformed input the driver can receive,
 // through database/sql and directly, with the exact error expected. Each case
-// gets a fresh single-connection in-memory database holding table t.
+// gets a fresh single-connection in-memory database holding table t, opened
+// with _strict=1 for the cases named "Strict/...".
 
 import (
 	"context"
@@ -272,7 +273,7 @@ var badCases = []badCase{
 	{"Scan/NULL into *int", badScan("SELECT NULL", new(int)), badMsg("converting NULL to int is unsupported")},
 	{"Scan/NULL into *string", badScan("SELECT NULL", new(string)), badMsg("converting NULL to string is unsupported")},
 	{"Scan/BLOB into *time.Time", badScan("SELECT x'00'", new(time.Time)), badMsg("unsupported Scan, storing driver.Value type []uint8 into type *time.Time")},
-	{"Scan/unparseable DATETIME into *time.Time", badScan("SELECT d FROM t WHERE a = 1", new(time.Time)), badMsg("unsupported Scan, storing driver.Value type string into type *time.Time")},
+	{"Strict/Scan/unparseable DATETIME into *time.Time", badScan("SELECT d FROM t WHERE a = 1", new(time.Time)), badMsg("unsupported Scan, storing driver.Value type string into type *time.Time")},
 	{"Scan/300 into *int8", badScan("SELECT 300", new(int8)), badMsg(`converting driver.Value type int64 ("300") to a int8: value out of range`)},
 	{"Scan/-1 into *uint", badScan("SELECT -1", new(uint)), badMsg(`converting driver.Value type int64 ("-1") to a uint: invalid syntax`)},
 	{"Scan/1.5 into *int", badScan("SELECT 1.5", new(int)), badMsg(`converting driver.Value type float64 ("1.5") to a int: invalid syntax`)},
@@ -295,11 +296,12 @@ var badCases = []badCase{
 		}
 		return badExpect(e, int64(1), "SELECT count(*) FROM (SELECT 1) WHERE 32765 IN ("+badQs(32766)+")", args...)
 	}, badOK()},
-	{"Params/40000 arguments for one parameter", badExec("SELECT ?", make([]any, 40000)...), badMsg("sqlite3: too many arguments: 40000 positional arguments given, statements use 1")},
-	{"Params/too few", badExec("SELECT ?, ?", 1), badMsg("sqlite3: not enough arguments: parameter 2 has no value (the query has 2 parameters in this statement)")},
-	{"Params/too many", badExec("SELECT ?", 1, 2), badMsg("sqlite3: too many arguments: 2 positional arguments given, statements use 1")},
-	{"Params/missing name", badExec("SELECT :a", sql.Named("b", 1)), badMsg("sqlite3: not enough arguments: parameter 1 (:a) has no value")},
-	{"Params/unused name", badExec("SELECT :a", sql.Named("a", 1), sql.Named("b", 2)), badMsg(`sqlite3: no parameter named "b"`)},
+	{"Strict/Params/40000 arguments for one parameter", badExec("SELECT ?", make([]any, 40000)...), badMsg("sqlite3: too many arguments: 40000 positional arguments given, statements use 1")},
+	{"Params/too few", badExec("SELECT ?, ?", 1), badMsg("not enough args to execute query: want 2 got 1")},
+	{"Strict/Params/too few", badExec("SELECT ?, ?", 1), badMsg("sqlite3: not enough arguments: parameter 2 has no value (the query has 2 parameters in this statement)")},
+	{"Strict/Params/too many", badExec("SELECT ?", 1, 2), badMsg("sqlite3: too many arguments: 2 positional arguments given, statements use 1")},
+	{"Strict/Params/missing name", badExec("SELECT :a", sql.Named("b", 1)), badMsg("sqlite3: not enough arguments: parameter 1 (:a) has no value")},
+	{"Strict/Params/unused name", badExec("SELECT :a", sql.Named("a", 1), sql.Named("b", 2)), badMsg(`sqlite3: no parameter named "b"`)},
 	{"Params/invalid name", badExec("SELECT :a", sql.Named("1a", 1)), badMsg(`name "1a" does not begin with a letter`)},
 	{"Params/prepared statement, wrong count", func(t *testing.T, e *badEnv) error {
 		st, err := e.db.Prepare("SELECT ?, ?")
@@ -348,7 +350,7 @@ var badCases = []badCase{
 		_, err := e.db.Prepare("\x00")
 		return err
 	}, badMsg("sqlite3: query contains a NUL byte at offset 0")},
-	{"SQL/empty Query", func(t *testing.T, e *badEnv) error {
+	{"Strict/SQL/empty Query", func(t *testing.T, e *badEnv) error {
 		_, err := e.db.Query("")
 		return err
 	}, badMsg("sqlite3: query has no SQL statement")},
@@ -357,7 +359,7 @@ var badCases = []badCase{
 		return err
 	}, badMsg("sqlite3: query has no SQL statement")},
 	{"SQL/empty Exec runs nothing", badExec(" ; "), badOK()},
-	{"SQL/Prepare of two statements", func(t *testing.T, e *badEnv) error {
+	{"Strict/SQL/Prepare of two statements", func(t *testing.T, e *badEnv) error {
 		_, err := e.db.Prepare("SELECT 1; SELECT 2")
 		return err
 	}, badMsg("sqlite3: Prepare takes one statement; use Exec or Query to run several")},
@@ -689,7 +691,11 @@ func TestBadInput(t *testing.T) {
 		}
 		names[tc.name] = true
 		t.Run(tc.name, func(t *testing.T) {
-			db := testMemDB(t, "")
+			params := ""
+			if strings.HasPrefix(tc.name, "Strict/") {
+				params = "_strict=1" // what the driver refuses only in strict mode (strict_test.go)
+			}
+			db := testMemDB(t, params)
 			testMustExec(t, db, `CREATE TABLE t(a INTEGER, b TEXT, c BLOB, d DATETIME);
 				INSERT INTO t VALUES(1, 'abc', x'00', 'not a date'), (2, NULL, NULL, NULL)`)
 			err := tc.run(t, &badEnv{db: db, dir: t.TempDir()})

@@ -16,13 +16,18 @@ import (
 const largeValue = 64 << 10
 
 // binder hands the arguments of one Exec or Query to its statements: positional
-// arguments in order, as each statement needs them, named ones by name.
+// arguments in order, as each statement needs them, named ones by name. By
+// default it follows mattn/go-sqlite3: arguments no statement uses are
+// ignored, and a parameter left without a value is NULL while the statement
+// has as many arguments as parameters; with strict, both are errors.
 type binder struct {
 	args      []driver.NamedValue
 	next      int // index in args of the next positional argument to consume
 	named     int // number of named arguments, valid once counted
 	usedNamed []bool
 	counted   bool
+	strict    bool
+	taken     int // parameters of the statements bound so far: mattn's count of used arguments
 }
 
 func (b *binder) countNamed() int {
@@ -49,8 +54,11 @@ func (b *binder) nextPositional() (*driver.NamedValue, bool) {
 	return nil, false
 }
 
-// finish reports arguments that no statement used.
+// finish reports arguments that no statement used, with strict.
 func (b *binder) finish() error {
+	if !b.strict {
+		return nil
+	}
 	for i := b.next; i < len(b.args); i++ {
 		if b.args[i].Name == "" {
 			return driverError("too many arguments: " + itoa(len(b.args)-b.countNamed()) + " positional arguments given, statements use " + itoa(b.positionalUsed()))
@@ -66,9 +74,9 @@ func (b *binder) finish() error {
 	return nil
 }
 
-// left reports whether arguments may still be consumed, or be reported as
-// unused: the statements left must then come to Go to be bound or checked.
-func (b *binder) left() bool { return b.next < len(b.args) || b.countNamed() > 0 }
+// left reports whether arguments may still be reported as unused (strict):
+// the last statement must then come to Go to be checked.
+func (b *binder) left() bool { return b.strict && (b.next < len(b.args) || b.countNamed() > 0) }
 
 func (b *binder) positionalUsed() int {
 	n := 0
@@ -99,8 +107,8 @@ func (b *binder) findNamed(param string) (*driver.NamedValue, bool) {
 
 // bind lays the statement's parameter values out in the connection's C
 // parameter array, ready for the one cgo call that binds and runs them. With
-// last, arguments left over are an error, reported before anything is written
-// (a written large value is a C buffer that only that call frees).
+// last and strict, arguments left over are an error, reported before anything
+// is written (a written large value is a C buffer that only that call frees).
 func (s *SQLiteStmt) bind(b *binder, last bool) error {
 
 	n := s.nparam
@@ -110,9 +118,10 @@ func (s *SQLiteStmt) bind(b *binder, last bool) error {
 		}
 		return nil
 	}
-	if rest := len(b.args) - b.next; (rest == n || !last && rest > n) && b.countNamed() == 0 &&
+	if rest := len(b.args) - b.next; rest >= n && (rest == n || !last || !b.strict) && b.countNamed() == 0 &&
 		s.bindFast(b.args[b.next:b.next+n]) {
 		b.next += n
+		b.taken += n
 		return nil
 	}
 	c := s.c
@@ -132,7 +141,13 @@ func (s *SQLiteStmt) bind(b *binder, last bool) error {
 		}
 		if !ok {
 			if a, ok = b.nextPositional(); !ok {
-				return driverError("not enough arguments: parameter " + itoa(i+1) + describeParam(s.paramName(i)) + " has no value (the query has " + itoa(n) + " parameters in this statement)")
+				if b.strict {
+					return driverError("not enough arguments: parameter " + itoa(i+1) + describeParam(s.paramName(i)) + " has no value (the query has " + itoa(n) + " parameters in this statement)")
+				}
+				if got := len(b.args) - b.taken; got < n {
+					return errNotEnoughArgs(n, max(got, 0))
+				}
+				a = &nullArg
 			}
 		}
 		size, err := argSize(a.Value)
@@ -149,6 +164,7 @@ func (s *SQLiteStmt) bind(b *binder, last bool) error {
 			return err
 		}
 	}
+	b.taken += n
 	if rc := cReserve(c.h, n, arena); rc != sqliteOK {
 		return Error{Code: ErrNomem, ExtendedCode: ErrNoExtended(ErrNomem), offset: -1}
 	}

@@ -118,10 +118,10 @@ func goFuncCall(call *C.bridge_fcall) {
 		}
 	}()
 	if u := (*udf)(call.udf.gov); u.fn != nil {
-		f.name = u.fn.name
+		f.name, f.strict = u.fn.name, u.fn.strict
 		u.fn.call(f)
 	} else {
-		f.name, agg = u.agg.name, u.agg
+		f.name, f.strict, agg = u.agg.name, u.agg.strict, u.agg
 		agg.dispatch(f)
 	}
 	returned = true
@@ -145,9 +145,10 @@ func goCollate(u *C.bridge_udf, n1 C.int, p1 unsafe.Pointer, n2 C.int, p2 unsafe
 // the result, left for C to hand to SQLite. It is passed by value: the state
 // it changes is C memory.
 type fcall struct {
-	c    *C.bridge_fcall
-	args []rowCol
-	name string // the SQL name, for error messages
+	c      *C.bridge_fcall
+	args   []rowCol
+	name   string // the SQL name, for error messages
+	strict bool   // the connection's _strict: out-of-range integers and dropped errors fail the call
 }
 
 func (f fcall) kind() int { return int(f.c.kind) }

@@ -11,4 +11,13 @@
 // and describes every column of the row in one buffer that Go reads directly.
 // See the README for the DSN reference, the type mapping and the compile
 // options.
+//
+// A program written for mattn/go-sqlite3 v1.14.53 gets the same results here:
+// by default the driver is as lenient as mattn's (arguments no statement uses
+// are ignored, SQL with no statement runs nothing, Prepare keeps the first of
+// several statements, unparseable text in a date/time column reads as the zero
+// time.Time, a cancelled statement returns the context's error itself, ...).
+// _strict=1 in the DSN turns each of these into an error, which a new program
+// usually prefers; the README's "Switching from mattn/go-sqlite3" table lists
+// them.
 package sqlite3

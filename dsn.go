@@ -19,6 +19,7 @@ type config struct {
 	txlock        string // the statement that begins a transaction
 	stmtCacheSize int
 	deferFK       bool     // re-enable defer_foreign_keys in every transaction
+	strict        bool     // _strict: refuse what mattn/go-sqlite3 lets through (strict.go)
 	defensive     bool     // SQLITE_DBCONFIG_DEFENSIVE
 	pragmas       []string // run in order after open, each one statement
 }
@@ -29,9 +30,10 @@ const defaultStmtCacheSize = 16
 // parseDSN parses a DSN in mattn/go-sqlite3's grammar: a filename, ":memory:"
 // or a "file:" URI, optionally followed by "?" and query parameters. SQLite's
 // own URI parameters (mode, cache, immutable, vfs, ...) are left in a file: URI
-// for SQLite to read; for a plain filename, mode and cache become open flags.
+// for SQLite to read; for a plain filename, see plainFileParams.
 // Parameters starting with "_" are the driver's. A malformed value is an error
-// that names the parameter.
+// that names the parameter; an empty one is ignored, as mattn/go-sqlite3 does,
+// unless _strict is set.
 func parseDSN(dsn string) (*config, error) {
 	cfg := &config{
 		filename:      dsn,
@@ -52,6 +54,13 @@ func parseDSN(dsn string) (*config, error) {
 	if err != nil {
 		return nil, driverError("invalid DSN parameters: " + err.Error())
 	}
+	if v := params.Get("_strict"); v != "" {
+		b, ok := boolValue(v)
+		if !ok {
+			return nil, badParam("_strict", v, "want a boolean (1, 0, true, false, yes, no, on, off)")
+		}
+		cfg.strict = b == "1"
+	}
 	if !strings.HasPrefix(dsn, "file:") {
 		cfg.filename = dsn[:pos]
 		if err := plainFileParams(cfg, params); err != nil {
@@ -63,7 +72,7 @@ func parseDSN(dsn string) (*config, error) {
 		// say read-only too.
 		cfg.flags = cfg.flags&^(openReadWrite|openCreate) | openReadOnly
 	}
-	p := dsnParams(params)
+	p := dsnParams{values: params, strict: cfg.strict}
 
 	if v, ok := p.get("_loc"); ok {
 		switch strings.ToLower(v) {
@@ -100,10 +109,10 @@ func parseDSN(dsn string) (*config, error) {
 	}
 	if name, v, ok := p.alias("_busy_timeout", "_timeout"); ok {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 && cfg.strict {
 			return nil, badParam(name, v, "want a non-negative number of milliseconds")
 		}
-		cfg.busyTimeout = n
+		cfg.busyTimeout = max(n, 0) // a negative timeout, as in sqlite3_busy_timeout, waits not at all
 	}
 	if v, ok := p.get("_stmt_cache_size"); ok {
 		n, err := strconv.Atoi(v)
@@ -208,7 +217,15 @@ func parseDSN(dsn string) (*config, error) {
 
 // plainFileParams turns SQLite's mode and cache parameters into open flags for
 // a DSN that is not a file: URI (SQLite reads URI parameters only from URIs).
+// mattn/go-sqlite3 drops them; so does this driver, but for mode=ro (a
+// program that asks for read-only must not write), unless _strict is set.
 func plainFileParams(cfg *config, params url.Values) error {
+	if !cfg.strict {
+		if params.Get("mode") == "ro" {
+			cfg.flags = cfg.flags&^(openReadWrite|openCreate) | openReadOnly
+		}
+		return nil
+	}
 	if v := params.Get("mode"); v != "" {
 		cfg.flags &^= openReadOnly | openReadWrite | openCreate
 		switch v {
@@ -237,28 +254,30 @@ func plainFileParams(cfg *config, params url.Values) error {
 }
 
 // dsnParams reads the DSN's parameters; as in mattn/go-sqlite3 (url.Values.Get),
-// the first value of a repeated parameter wins.
-type dsnParams url.Values
+// the first value of a repeated parameter wins, and an empty value counts as
+// not set (with strict, it is set, and then malformed).
+type dsnParams struct {
+	values url.Values
+	strict bool
+}
 
 func (p dsnParams) get(name string) (string, bool) {
-	v, ok := p[name]
-	if !ok || len(v) == 0 {
+	v, ok := p.values[name]
+	if !ok || len(v) == 0 || v[0] == "" && !p.strict {
 		return "", false
 	}
 	return v[0], true
 }
 
-// alias returns the value of name, or else of its alias, and which one was set.
+// alias returns the value of name or of its alias, and which one was set. As
+// in mattn/go-sqlite3, the alias wins when both are given.
 func (p dsnParams) alias(name, alias string) (string, string, bool) {
-	if v, ok := p.get(name); ok {
-		return name, v, true
+	if _, ok := p.values[alias]; ok && alias != "" {
+		v, ok := p.get(alias)
+		return alias, v, ok
 	}
-	if alias != "" {
-		if v, ok := p.get(alias); ok {
-			return alias, v, true
-		}
-	}
-	return "", "", false
+	v, ok := p.get(name)
+	return name, v, ok
 }
 
 func (cfg *config) pragma(name, value string) {

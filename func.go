@@ -30,7 +30,8 @@ const maxFunctionArgs = 1000
 // (...T), in which case SQL may pass any number of arguments beyond the fixed
 // ones. SQL values convert as follows:
 //   - integer parameters take an INTEGER; a value out of the parameter's range
-//     is an error, not a wrap-around.
+//     wraps around as a Go conversion does (int8 takes 300 as 44, uint64 -1
+//     as MaxUint64), as in mattn/go-sqlite3; with _strict it is an error.
 //   - float parameters take a REAL or an INTEGER.
 //   - bool takes an INTEGER (non-zero is true).
 //   - string and []byte take TEXT or a BLOB (a copy: impl may keep it).
@@ -41,8 +42,10 @@ const maxFunctionArgs = 1000
 // any, as in mattn/go-sqlite3. As there, impl cannot take a *SQLiteContext.
 //
 // impl returns one value, optionally followed by an error; or only an error
-// (the SQL result is then NULL). The value may be of any integer type (a
-// uint64 above MaxInt64 is an error), float32, float64, bool (1 or 0),
+// (the SQL result is then NULL, and the error is dropped as in
+// mattn/go-sqlite3, unless _strict is set). The value may be of any integer
+// type (a uint64 above MaxInt64 wraps to a negative INTEGER, as in mattn; an
+// error with _strict), float32, float64, bool (1 or 0),
 // string (TEXT), []byte (BLOB; nil or empty is NULL, as in mattn), or any
 // holding one of those, nil (NULL) or a time.Time (TEXT in
 // SQLiteTimestampFormats[0]).
@@ -85,6 +88,7 @@ func (c *SQLiteConn) RegisterFunc(name string, impl any, pure bool) error {
 	if err != nil {
 		return err
 	}
+	fi.strict = c.strict
 	return c.createFunction(name, nArg, pure, callFunc, &udf{fn: fi})
 }
 
@@ -135,6 +139,7 @@ func (c *SQLiteConn) RegisterAggregator(name string, impl any, pure bool) error 
 	if err != nil {
 		return err
 	}
+	ai.strict = c.strict
 	kind := callStep
 	if window {
 		kind = callInverse
@@ -195,8 +200,9 @@ func (c *SQLiteConn) createFunction(name string, nArg int, pure bool, kind int, 
 
 // funcInfo is a registered scalar function: what its handle resolves to.
 type funcInfo struct {
-	name string
-	call func(f fcall)
+	name   string
+	call   func(f fcall)
+	strict bool // the registering connection's _strict
 }
 
 func newFuncInfo(name string, impl any) (*funcInfo, int, error) {

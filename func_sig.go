@@ -33,8 +33,9 @@ type funcSig struct {
 	params   []argConv
 	variadic *argConv // the element of a ...T parameter
 	result   func(f fcall, v reflect.Value)
-	errOut   int // index of the error result, or -1
-	nArg     int // SQLite's nArg: len(params), or -1 when variadic
+	errOut   int  // index of the error result, or -1
+	dropErr  bool // a function returning only an error: mattn/go-sqlite3 drops it (kept with strict)
+	nArg     int  // SQLite's nArg: len(params), or -1 when variadic
 }
 
 // argConv stores SQL argument i into dst, an addressable value of type t;
@@ -84,6 +85,7 @@ func compileSig(t reflect.Type, r role) (*funcSig, error) {
 	case 1:
 		if t.Out(0).Kind() == reflect.Interface && t.Out(0).Implements(errorType) {
 			s.errOut = 0 // only an error: the result is NULL
+			s.dropErr = r == roleFunc
 			return s, nil
 		}
 	case 2:
@@ -108,7 +110,7 @@ func argConverter(t reflect.Type) (argConv, error) {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		c.set = func(f fcall, i int, dst reflect.Value) bool {
 			v, ok := f.int64Arg(i)
-			if ok && dst.OverflowInt(v) {
+			if ok && f.strict && dst.OverflowInt(v) {
 				f.overflowArg(i, strconv.FormatInt(v, 10), dst.Type())
 				return false
 			}
@@ -118,7 +120,7 @@ func argConverter(t reflect.Type) (argConv, error) {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		c.set = func(f fcall, i int, dst reflect.Value) bool {
 			v, ok := f.int64Arg(i)
-			if ok && (v < 0 || dst.OverflowUint(uint64(v))) {
+			if ok && f.strict && (v < 0 || dst.OverflowUint(uint64(v))) {
 				f.overflowArg(i, strconv.FormatInt(v, 10), dst.Type())
 				return false
 			}
@@ -196,7 +198,9 @@ func resultConverter(t reflect.Type) (func(f fcall, v reflect.Value), error) {
 func (s *funcSig) finish(f fcall, out []reflect.Value) {
 	if s.errOut >= 0 {
 		if err := asError(out[s.errOut]); err != nil {
-			f.failErr(err)
+			if !s.dropErr || f.strict {
+				f.failErr(err)
+			}
 			return
 		}
 	}
@@ -274,7 +278,7 @@ func (f fcall) int64Arg(i int) (int64, bool) {
 
 func (f fcall) intArg(i int) (int, bool) {
 	v, ok := f.int64Arg(i)
-	if ok && int64(int(v)) != v {
+	if ok && f.strict && int64(int(v)) != v {
 		f.overflowArg(i, strconv.FormatInt(v, 10), reflect.TypeFor[int]())
 		return 0, false
 	}
@@ -372,7 +376,7 @@ func sqlTypeName(t int32) string {
 func (f fcall) setInt(v int) { f.setInt64(int64(v)) }
 
 func (f fcall) setUint64(v uint64) {
-	if v > math.MaxInt64 {
+	if v > math.MaxInt64 && f.strict {
 		f.fail(fmt.Sprintf("%s(): result %d overflows SQLite's 64-bit signed INTEGER", f.name, v), 0)
 		return
 	}

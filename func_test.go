@@ -24,9 +24,15 @@ var funcTestDrivers atomic.Int64
 // so every query sees the same database.
 func openFuncDB(t testing.TB, hook func(*SQLiteConn) error) *sql.DB {
 	t.Helper()
+	return openFuncDSN(t, ":memory:", hook)
+}
+
+// openFuncDSN is openFuncDB on dsn.
+func openFuncDSN(t testing.TB, dsn string, hook func(*SQLiteConn) error) *sql.DB {
+	t.Helper()
 	name := fmt.Sprintf("sqlite3_func_test_%d", funcTestDrivers.Add(1))
 	sql.Register(name, &SQLiteDriver{ConnectHook: hook})
-	db, err := sql.Open(name, ":memory:")
+	db, err := sql.Open(name, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,9 +253,11 @@ func reverse(b []byte) {
 	}
 }
 
+// TestFuncErrors runs in strict mode, where out-of-range integers and an
+// error returned alone fail the call (strict_test.go has the default).
 func TestFuncErrors(t *testing.T) {
 	var calls atomic.Int64
-	db := openFuncDB(t, registerAll(map[string]any{
+	db := openFuncDSN(t, ":memory:?_strict=1", registerAll(map[string]any{
 		"fails":    func(s string) (string, error) { return "", errors.New("no good: " + s) },
 		"failsr":   func(a, b uint8) (int64, error) { return 0, fmt.Errorf("wrapped: %w", ErrConstraint) },
 		"constr":   func() (any, error) { return nil, Error{Code: ErrConstraint, ExtendedCode: ErrConstraintCheck} },

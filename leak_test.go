@@ -482,7 +482,7 @@ func (w *leakWork) cancel(t *testing.T, path string) {
 
 // failures hits error paths: each must free what it allocated.
 func (w *leakWork) failures(t *testing.T, path string) {
-	db, err := sql.Open("sqlite3", path+"?_fk=1&_defer_fk=1")
+	db, err := sql.Open("sqlite3", path+"?_fk=1&_defer_fk=1&_strict=1") // strict: argument mismatches fail too
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,10 +91,11 @@ func TestScriptResultIsLastStatements(t *testing.T) {
 	}
 }
 
-// Arguments left over are reported before the last statement runs, as when
-// every statement is bound from Go; the statements before it have run.
+// With _strict, arguments left over are reported before the last statement
+// runs, as when every statement is bound from Go; the statements before it
+// have run.
 func TestScriptLeftoverArgumentsStopBeforeLast(t *testing.T) {
-	db := testMemDB(t, "")
+	db := testMemDB(t, "_strict=1")
 	testMustExec(t, db, "CREATE TABLE t(x)")
 	_, err := db.Exec("INSERT INTO t VALUES(?); INSERT INTO t VALUES(2); INSERT INTO t VALUES(99)", 1, 50)
 	if err == nil || !strings.Contains(err.Error(), "too many arguments") {

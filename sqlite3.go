@@ -90,7 +90,7 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 		return nil, Error{Code: ErrNomem, ExtendedCode: ErrNoExtended(ErrNomem), offset: -1}
 	}
 	setCancelWord(h, word.p)
-	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, deferFK: cfg.deferFK, word: word}
+	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, deferFK: cfg.deferFK, strict: cfg.strict, word: word}
 	c.core = &connCore{h: h, word: word}
 	c.cleanup = runtime.AddCleanup(c, collectConn, c.core) // lifetime.go
 	c.cache.max = cfg.stmtCacheSize
@@ -133,6 +133,7 @@ type SQLiteConn struct {
 	loc     *time.Location
 	txlock  string
 	deferFK bool
+	strict  bool // _strict (strict.go)
 	closed  bool
 
 	// Cancellation (see bridge.h): gen numbers operations; word is the word
@@ -252,18 +253,18 @@ func (c *SQLiteConn) watch(ctx context.Context) (watch, error) {
 	return watch{gen: gen, stop: stop, ctx: ctx}, nil
 }
 
-// ended returns the context's error once it has ended. The AfterFunc that
+// ended reports whether the context has ended. The AfterFunc that
 // raises the cancellation word runs in a goroutine of its own, a moment after
 // the cancel; the channel tells at once, without a lock.
-func (w *watch) ended() error {
+func (w *watch) ended() bool {
 	if w.gen == 0 {
-		return nil // no Done channel
+		return false // no Done channel
 	}
 	select {
 	case <-w.ctx.Done():
-		return newInterruptedError(w.ctx.Err())
+		return true
 	default:
-		return nil
+		return false
 	}
 }
 
@@ -297,13 +298,21 @@ func (c *SQLiteConn) errorFor(rc int, w *watch, base int) error {
 		c.txLost = true
 	}
 	if code := rc & ErrNoMask; (code == sqliteInterrupt || code == sqliteBusy) && w.gen != 0 && atomic.LoadUint64(c.word.p) == w.gen {
-		err := w.ctx.Err()
-		if err == nil {
-			err = context.Canceled
-		}
-		return newInterruptedError(err)
+		return c.contextError(w.ctx)
 	}
 	return errorFor(c.h, rc, base)
+}
+
+// contextError is the error of an operation stopped because ctx ended.
+func (c *SQLiteConn) contextError(ctx context.Context) error {
+	err := ctx.Err()
+	if err == nil {
+		err = context.Canceled
+	}
+	if !c.strict {
+		return err // mattn/go-sqlite3's error: programs compare it with ==
+	}
+	return newInterruptedError(err)
 }
 
 // nest lets a Go callback (a user function or hook running inside a step of

@@ -98,10 +98,10 @@ func (r *SQLiteRows) step() error {
 	}
 	// A row stepped ahead (or the first, stepped by the query call) was
 	// computed before the context ended; it must not be handed out after.
-	if err := r.w.ended(); err != nil {
+	if r.w.ended() {
 		r.done = true
-		r.err = err
-		return err
+		r.err = s.c.contextError(r.w.ctx)
+		return r.err
 	}
 	var rc int
 	k := &s.run
@@ -189,7 +189,7 @@ func (r *SQLiteRows) value(i int) driver.Value {
 	case typeText:
 		src := col.bytes()
 		if s.classes[i] == classTime {
-			if t, ok := parseTime(src, s.c.loc); ok {
+			if t, ok := parseTime(src, s.c.loc); ok || !s.c.strict {
 				return box(timeType, a.timeValue(t))
 			}
 		}

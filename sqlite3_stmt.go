@@ -80,8 +80,10 @@ func (c *SQLiteConn) Prepare(query string) (driver.Stmt, error) {
 }
 
 // PrepareContext prepares one statement (sqlite3_prepare_v3). Text after the
-// first statement other than spaces, comments and semicolons is an error:
-// a prepared statement runs exactly one statement.
+// first statement other than spaces, comments and semicolons is ignored, as
+// mattn/go-sqlite3 does, or an error with _strict: a prepared statement runs
+// exactly one statement. SQL with no statement at all is an error (mattn's
+// statement crashes when run).
 func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
 	if c.closed {
 		return nil, driver.ErrBadConn
@@ -104,7 +106,7 @@ func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.S
 	if s == nil {
 		return nil, driverError("query has no SQL statement")
 	}
-	if tail < len(query) {
+	if tail < len(query) && c.strict {
 		s.finalize()
 		return nil, driverError("Prepare takes one statement; use Exec or Query to run several")
 	}
@@ -185,7 +187,7 @@ func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) 
 		return nil, err
 	}
 	defer w.done()
-	b := binder{args: args}
+	b := binder{args: args, strict: s.c.strict}
 	if err := s.bind(&b, true); err != nil {
 		return nil, err
 	}
@@ -203,7 +205,7 @@ func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue)
 	if err != nil {
 		return nil, err
 	}
-	b := binder{args: args}
+	b := binder{args: args, strict: s.c.strict}
 	if err := s.bind(&b, true); err != nil {
 		w.done()
 		return nil, err
@@ -259,8 +261,10 @@ func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 
 // ExecContext runs every statement of query in order, consuming positional
 // arguments as each statement needs them; named arguments bind by name in any
-// statement. The result is the last statement's. The SQL is walked by byte
-// offset in one C buffer: time and memory stay linear in its length.
+// statement. Arguments no statement uses are ignored, as mattn/go-sqlite3
+// does (an error with _strict). The result is the last statement's. The SQL
+// is walked by byte offset in one C buffer: time and memory stay linear in
+// its length.
 func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	if err := c.usable(); err != nil {
 		return nil, err
@@ -275,7 +279,7 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 		return nil, err
 	}
 	defer w.done()
-	b := binder{args: args}
+	b := binder{args: args, strict: c.strict}
 	s, tail, rc, err := c.prepareCached(query, w.gen)
 	if err != nil {
 		return nil, err
@@ -330,7 +334,8 @@ func (c *SQLiteConn) Exec(query string, args []driver.Value) (driver.Result, err
 }
 
 // QueryContext runs every statement of query but the last as ExecContext
-// does, and returns the rows of the last one.
+// does, and returns the rows of the last one. SQL with no statement gives no
+// rows and no columns (with _strict, an error).
 func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	if err := c.usable(); err != nil {
 		return nil, err
@@ -344,7 +349,7 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 	if err != nil {
 		return nil, err
 	}
-	b := binder{args: args}
+	b := binder{args: args, strict: c.strict}
 	s, tail, rc, err := c.prepareCached(query, w.gen)
 	if err != nil {
 		w.done()
@@ -358,6 +363,9 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 		}
 		if s == nil {
 			w.done()
+			if !c.strict {
+				return noRows{}, nil // as mattn/go-sqlite3, whatever the arguments
+			}
 			return nil, driverError("query has no SQL statement")
 		}
 		last := tail >= len(query) // the bridge skips trailing comments and semicolons

@@ -136,7 +136,7 @@ func TestStmtCacheSchemaChange(t *testing.T) {
 }
 
 func TestPrepareRejectsSeveralStatements(t *testing.T) {
-	db, err := sql.Open("sqlite3", ":memory:")
+	db, err := sql.Open("sqlite3", ":memory:?_strict=1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,8 +26,9 @@ var SQLiteTimestampFormats = []string{
 
 // parseTime reads a date/time column's TEXT. A trailing "Z" means UTC; text
 // without a zone is taken as UTC. With _loc the result is shown in that
-// location. Text that matches no format is not a time: the caller returns it
-// as a string (mattn returns a zero time.Time and no error instead).
+// location. Text that matches no format gives false and the zero time.Time
+// (in loc when set), which the caller returns as mattn/go-sqlite3 does, or,
+// with _strict, returns the text as a string instead.
 func parseTime(b []byte, loc *time.Location) (time.Time, bool) {
 	s := unsafe.String(unsafe.SliceData(b), len(b))
 	if n := len(s); n > 0 && s[n-1] == 'Z' {
@@ -48,6 +49,9 @@ func parseTime(b []byte, loc *time.Location) (time.Time, bool) {
 			}
 			return t, true
 		}
+	}
+	if loc != nil {
+		return time.Time{}.In(loc), false
 	}
 	return time.Time{}, false
 }

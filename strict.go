@@ -1,0 +1,40 @@
+//go:build cgo
+
+package sqlite3
+
+// Strict mode (_strict=1 in the DSN). By default the driver accepts what
+// mattn/go-sqlite3 v1.14.53 accepts and gives the same results, so that a
+// program switching drivers keeps working: arguments no statement uses are
+// ignored, SQL with no statement in it runs nothing, Prepare keeps the first
+// of several statements, unparseable text in a date/time column reads as the
+// zero time.Time, integer arguments and results of Go functions wrap around
+// to fit their Go type, and a Go function returning only an error has its
+// error dropped. With _strict=1 each of these is an error instead (or, for
+// an unparseable time, the text is returned as a string), which is what a
+// new program usually wants. The list is in the README's "Switching from
+// mattn/go-sqlite3" table.
+
+import (
+	"database/sql/driver"
+	"io"
+	"strconv"
+)
+
+// errNotEnoughArgs is the error for a statement given fewer arguments than it
+// has parameters, in mattn/go-sqlite3's words (programs compare the text), as
+// an Error with SQLite's code for a parameter out of range.
+func errNotEnoughArgs(want, got int) error {
+	return Error{Code: ErrRange, ExtendedCode: ErrNoExtended(ErrRange), offset: -1,
+		err: "not enough args to execute query: want " + strconv.Itoa(want) + " got " + strconv.Itoa(got)}
+}
+
+// nullArg binds NULL to a parameter that no argument names (see binder).
+var nullArg driver.NamedValue
+
+// noRows is the result of a Query whose SQL holds no statement (only spaces,
+// comments or semicolons): no columns and no rows, as in mattn/go-sqlite3.
+type noRows struct{}
+
+func (noRows) Columns() []string              { return []string{} }
+func (noRows) Close() error                   { return nil }
+func (noRows) Next(dest []driver.Value) error { return io.EOF }
