@@ -10,7 +10,10 @@ package sqlite3
 */
 import "C"
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 type (
 	connHandle = *C.bridge_conn
@@ -311,6 +314,14 @@ func restoreSQLBuffer(h connHandle, b sqlBuffer) {
 // caller pins word for as long as the connection is open.
 func setCancelWord(h connHandle, word *uint64) {
 	h.cancelled = (*C.uint64_t)(unsafe.Pointer(word))
+}
+
+// unlockWaiting reports whether the connection is waiting for another
+// connection's shared-cache lock (bridge_conn.unlock_waiting; only with the
+// sqlite_unlock_notify tag). Safe to call while the wait runs: the tests use
+// it to cancel a statement that is known to be waiting.
+func unlockWaiting(h connHandle) bool {
+	return atomic.LoadInt32((*int32)(unsafe.Pointer(&h.unlock_waiting))) != 0
 }
 
 // errInfo is what bridge_errinfo reports about the last failure on a connection.
