@@ -61,8 +61,10 @@ static int bridge_arm(bridge_conn *c, uint64_t gen) {
 ** the statement instead waits until that connection's transaction ends
 ** (sqlite3_unlock_notify, https://sqlite.org/unlock_notify.html) and runs
 ** again, as mattn/go-sqlite3 does under the same tag. A statement is only run
-** again before it returned a row: bridge_exec, bridge_query (the first row)
-** and bridge_exec_script, and prepare, which may wait to read the schema.
+** again where none of its rows reached Go (SQLite undid the failed run's
+** changes): bridge_exec and bridge_exec_script, which discard rows,
+** bridge_query's first step, and prepare, which may wait to read the schema.
+** A later step never waits: a second run would repeat the rows already read.
 **
 ** The wait stays in C. SQLite calls the notification from the thread whose
 ** transaction ends, under its own global mutex, with the pointer registered:
