@@ -10,7 +10,10 @@ package sqlite3
 */
 import "C"
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 type (
 	connHandle = *C.bridge_conn
@@ -328,6 +331,14 @@ func cAllocWord() *uint64 { return (*uint64)(C.calloc(1, 8)) }
 
 // cFreeWord frees a word from cAllocWord.
 func cFreeWord(p *uint64) { C.free(unsafe.Pointer(p)) }
+
+// unlockWaiting reports whether the connection is waiting for another
+// connection's shared-cache lock (bridge_conn.unlock_waiting; only with the
+// sqlite_unlock_notify tag). Safe to call while the wait runs: the tests use
+// it to cancel a statement that is known to be waiting.
+func unlockWaiting(h connHandle) bool {
+	return atomic.LoadInt32((*int32)(unsafe.Pointer(&h.unlock_waiting))) != 0
+}
 
 // errInfo is what bridge_errinfo reports about the last failure on a connection.
 type errInfo struct {

@@ -119,6 +119,9 @@ struct bridge_conn {
   int watching;        /* progress handler installed */
   int depth;           /* sqlite3_step calls in progress: >0 while a callback runs */
   sqlite3_stmt *running; /* the statement in the innermost sqlite3_step, or 0 */
+  int unlock_waiting;  /* 1 while waiting for another connection's shared-cache
+                       ** lock (sqlite_unlock_notify tag; always 0 without it),
+                       ** stored atomically: tests read it while the wait runs */
 
   /* NUL-terminated copy of the SQL being prepared, so statements are prepared
   ** by offset into one buffer: SQLite copies any SQL that is not NUL-terminated,

@@ -98,7 +98,7 @@ package sqlite3
 #cgo sqlite_vacuum_full CFLAGS: -DSQLITE_DEFAULT_AUTOVACUUM=1
 // reason: accept an authority (host) in file: URIs
 #cgo sqlite_allow_uri_authority CFLAGS: -DSQLITE_ALLOW_URI_AUTHORITY
-// reason: sqlite3_unlock_notify, for shared-cache locking
+// reason: shared cache (cache=shared): a statement blocked by another connection's table lock waits for its transaction to end (sqlite3_unlock_notify) instead of failing with SQLITE_LOCKED, as mattn; the wait ends with the context, and one that would deadlock fails
 #cgo sqlite_unlock_notify CFLAGS: -DSQLITE_ENABLE_UNLOCK_NOTIFY
 // reason: remove extension loading from the library entirely
 #cgo sqlite_omit_load_extension CFLAGS: -DSQLITE_OMIT_LOAD_EXTENSION
