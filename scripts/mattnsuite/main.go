@@ -29,6 +29,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -94,6 +95,9 @@ func main() {
 			fatalf("-sets: unknown %q", s)
 		}
 	}
+	if err := lock(o.work); err != nil {
+		fatalf("%v", err)
+	}
 	if err := prepare(o); err != nil {
 		fatalf("%v", err)
 	}
@@ -126,6 +130,29 @@ func defaultWork() string {
 	}
 	return filepath.Join(d, "fastsqlite-mattn-suite")
 }
+
+// lock takes the scratch directory for this run, waiting for another run
+// (from another checkout, say) to end: both would rewrite the same files. The
+// lock goes with the process.
+func lock(work string) error {
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(work, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		fmt.Printf("waiting for another run using %s\n", work)
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			return err
+		}
+	}
+	lockFile = f // kept reachable: its finalizer would close it, and unlock
+	return nil
+}
+
+var lockFile *os.File
 
 // readExceptions reads "TestName reason..." lines; # starts a comment.
 func readExceptions(path string) (map[string]string, error) {
@@ -315,7 +342,17 @@ func suite(o options, ts tagSet, sum *summary) error {
 	fmt.Printf("ran %d tests on both sides, one process each, in %s\n", len(names), time.Since(start).Round(time.Second))
 	res := map[string][2]result{}
 	for i, n := range names {
-		res[n] = [2]result{jobs[2*i].res, jobs[2*i+1].res}
+		m, h := jobs[2*i].res, jobs[2*i+1].res
+		// A failure here of a test that passes on mattn runs again, alone:
+		// two processes at a time on a loaded machine can upset a test that
+		// waits on locks. A hang is not retried (it costs the time limit).
+		if (m.status == pass || m.status == skip) && (h.status == fail || h.status == crash) {
+			if again := runOne(bins[1], n, o.limit); again.status == pass || again.status == skip {
+				fmt.Printf("flaky here: %s failed [%s], then passed alone: %s\n", n, h.status, excerpt(h.out, 1))
+				h = again
+			}
+		}
+		res[n] = [2]result{m, h}
 	}
 	sum.add(o, "tests, "+ts.name, names, res)
 	return nil

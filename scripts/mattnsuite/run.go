@@ -100,7 +100,7 @@ func excerpt(out string, lines int) string {
 	seen := map[string]bool{}
 	for _, l := range strings.Split(out, "\n") {
 		t := strings.TrimSpace(l)
-		if t == "" || seen[t] || strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "# ") || strings.HasPrefix(t, "--- FAIL: ") ||
+		if t == "" || seen[t] || strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "# ") || strings.HasPrefix(t, "--- FAIL: ") || strings.HasPrefix(t, "--- PASS: ") ||
 			t == "FAIL" || t == "PASS" || strings.HasPrefix(t, "exit status") || strings.HasPrefix(t, "goroutine ") {
 			continue
 		}
