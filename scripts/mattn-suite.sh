@@ -3,36 +3,43 @@
 # on this driver and on mattn's package, to prove the drop-in promise: every
 # test and example that passes on mattn passes here.
 #
-#   scripts/mattn-suite.sh [flags of scripts/mattnsuite: -run RE, -j N, -timeout D, -sets untagged|tagged, -examples=false, -dev]
+#   scripts/mattn-suite.sh [-run RE] [-sets untagged|tagged] [-examples=false] [-j N] [-timeout 60s] [-dev] [-list]
 #
-# What it does:
+# What it does (the work is done by scripts/mattnsuite, a Go program):
 #   1. fetches github.com/mattn/go-sqlite3@v1.14.53 through the module proxy
 #      (go mod download); nothing of mattn's is kept in this repository;
 #   2. copies, into a stable scratch directory ($FASTSQLITE_SUITE_DIR, default
 #      ~/.cache/fastsqlite-mattn-suite: the Go build cache keys cgo packages by
-#      their directory, so keeping it lets later runs reuse the four SQLite
-#      compiles), two packages with mattn's import path: mattn's non-test files
-#      and this driver's; both get mattn's _test.go files (internal tests of
-#      package sqlite3);
+#      their directory, so keeping it lets later runs reuse the SQLite
+#      compiles; runs sharing it wait for each other), two packages with
+#      mattn's import path: mattn's non-test files, and this driver's; both
+#      get mattn's _test.go files (internal tests of package sqlite3);
 #   3. leaves out, by name, the test functions and helpers that do not compile
 #      against this driver (they reach mattn's unexported internals), found by
-#      type checking, and drops them on both sides so both run the same tests;
-#      the list is printed;
-#   4. twice, without tags and with mattn's tags sqlite_vtable
+#      type checking (go/types) and dropped on both sides, so that both run the
+#      same tests; the list is printed (-list prints only it, in seconds);
+#   4. twice, without tags ("untagged") and with mattn's tags sqlite_vtable
 #      sqlite_preupdate_hook sqlite_unlock_notify sqlite_math_functions
-#      sqlite_column_metadata: builds both test binaries (go test -c) and runs
-#      each test in its own process with a time limit (60 s), so that a crash
-#      or a hang fails that test alone;
-#   5. builds mattn's _example programs that run without setup against each
-#      side (a replace directive, mattn's five tags) and compares exit status;
-#      the others are listed with the reason (a C extension to build, the
-#      network, not a program);
+#      sqlite_column_metadata ("tagged"): builds both test binaries
+#      (go test -c) and runs each test in its own process with a time limit,
+#      so that a crash or a hang fails that test alone; after the test the
+#      process collects garbage and runs finalizers (a TestMain added on both
+#      sides), so that a crash in a finalizer fails the test that leaked; a
+#      test that passes on mattn and fails here is run once more, alone, and
+#      reported as flaky if it then passes;
+#   5. builds the _example programs that need no setup against each side (a
+#      replace directive; the five tags plus sqlite_trace, which
+#      _example/trace needs) and compares exit status; the others are listed
+#      with the reason (a C extension to build, the network, not a program);
 #   6. prints passed/failed per side, and every test or example that passes on
 #      mattn and fails here with the first lines of its output, and exits 1 if
 #      there is one that scripts/mattn-suite.exceptions (a test name and the
 #      reason, one a line) does not name.
-# Cold, it compiles SQLite six times (about ten minutes on two cores); warm,
-# the runs themselves take a few minutes.
+# -dev links this driver's .dev/sqlite3.o (scripts/dev-prebuild.sh): fast
+# rebuilds, but the C flags the tags add (unlock notify) are then missing.
+# Cold, it compiles SQLite six times (ten to fifteen minutes on two busy
+# cores); warm, a run takes about three minutes, most of it two tests that
+# hang here until their time limit.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 version=v1.14.53

@@ -138,15 +138,15 @@ func runExample(o options, side, goLine string, ex example, tags []string) resul
 	mod := filepath.Join(o.work, "examples-"+side)
 	dir := filepath.Join(mod, ex.name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return result{fail, err.Error()}
+		return result{status: fail, out: err.Error()}
 	}
 	gomod := fmt.Sprintf("module mattnsuite.example\n\n%s\n\nrequire github.com/mattn/go-sqlite3 v1.14.53\n\nreplace github.com/mattn/go-sqlite3 => ../%s\n", goLine, side)
 	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644); err != nil {
-		return result{fail, err.Error()}
+		return result{status: fail, out: err.Error()}
 	}
 	for _, n := range ex.files {
 		if err := copyFile(filepath.Join(o.mattn, "_example", ex.name, n), filepath.Join(dir, n)); err != nil {
-			return result{fail, err.Error()}
+			return result{status: fail, out: err.Error()}
 		}
 	}
 	bin := filepath.Join(o.work, "bin", "example-"+side+"-"+ex.name)
@@ -156,14 +156,14 @@ func runExample(o options, side, goLine string, ex example, tags []string) resul
 	}
 	out, err := goCmd(mod, append(args, "./"+ex.name)...).CombinedOutput()
 	if err != nil {
-		return result{buildFailed, string(out)}
+		return result{status: buildFailed, out: string(out)}
 	}
 	text, hung, err := runProcess(bin, o.limit)
 	switch {
 	case hung:
-		return result{timeout, text}
+		return result{status: timeout, out: text}
 	case err != nil:
-		return result{fail, text + "\n" + err.Error()}
+		return result{status: fail, out: text + "\n" + err.Error()}
 	}
-	return result{pass, text}
+	return result{status: pass, out: text}
 }

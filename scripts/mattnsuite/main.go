@@ -95,7 +95,8 @@ func main() {
 			fatalf("-sets: unknown %q", s)
 		}
 	}
-	if err := lock(o.work); err != nil {
+	lk, err := lock(o.work)
+	if err != nil {
 		fatalf("%v", err)
 	}
 	if err := prepare(o); err != nil {
@@ -107,12 +108,17 @@ func main() {
 			fatalf("%v", err)
 		}
 	}
-	if o.examples && !o.list {
+	if o.list {
+		return
+	}
+	if o.examples {
 		if err := examples(o, &sum); err != nil {
 			fatalf("%v", err)
 		}
 	}
-	os.Exit(sum.print())
+	code := sum.print()
+	lk.Close() // held, and kept reachable, until here
+	os.Exit(code)
 }
 
 func fatalf(format string, args ...any) {
@@ -133,26 +139,23 @@ func defaultWork() string {
 
 // lock takes the scratch directory for this run, waiting for another run
 // (from another checkout, say) to end: both would rewrite the same files. The
-// lock goes with the process.
-func lock(work string) error {
+// lock lasts while the returned file is open.
+func lock(work string) (*os.File, error) {
 	if err := os.MkdirAll(work, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	f, err := os.OpenFile(filepath.Join(work, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 		fmt.Printf("waiting for another run using %s\n", work)
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	lockFile = f // kept reachable: its finalizer would close it, and unlock
-	return nil
+	return f, nil
 }
-
-var lockFile *os.File
 
 // readExceptions reads "TestName reason..." lines; # starts a comment.
 func readExceptions(path string) (map[string]string, error) {
@@ -348,7 +351,7 @@ func suite(o options, ts tagSet, sum *summary) error {
 		// waits on locks. A hang is not retried (it costs the time limit).
 		if (m.status == pass || m.status == skip) && (h.status == fail || h.status == crash) {
 			if again := runOne(bins[1], n, o.limit); again.status == pass || again.status == skip {
-				fmt.Printf("flaky here: %s failed [%s], then passed alone: %s\n", n, h.status, excerpt(h.out, 1))
+				again.flaky = fmt.Sprintf("failed [%s], then passed alone: %s", h.status, excerpt(h.out, 1))
 				h = again
 			}
 		}

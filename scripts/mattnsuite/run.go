@@ -25,6 +25,7 @@ const (
 type result struct {
 	status string
 	out    string // the run's output, for the failure excerpt
+	flaky  string // set when it passed only when run again: how it failed first
 }
 
 // runOne runs the test (or example) name alone, from the test binary bin.
@@ -33,15 +34,15 @@ func runOne(bin, name string, limit time.Duration) result {
 		"-test.v", "-test.count=1", "-test.timeout", limit.String())
 	switch {
 	case hung || strings.Contains(text, "panic: test timed out"):
-		return result{timeout, text}
+		return result{status: timeout, out: text}
 	case err == nil && strings.Contains(text, "\n--- SKIP: "+name+" ") && !strings.Contains(text, "\n--- PASS: "+name+" "):
-		return result{skip, text}
+		return result{status: skip, out: text}
 	case err == nil:
-		return result{pass, text}
+		return result{status: pass, out: text}
 	case strings.Contains(text, "--- FAIL: "+name+" ") && !strings.Contains(text, "\npanic: ") && !strings.Contains(text, "\nfatal error: "):
-		return result{fail, text}
+		return result{status: fail, out: text}
 	}
-	return result{crash, text}
+	return result{status: crash, out: text}
 }
 
 // runProcess runs bin in a fresh working and temporary directory, so that

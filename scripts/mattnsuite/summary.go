@@ -49,9 +49,13 @@ func (s *summary) add(o options, what string, names []string, res map[string][2]
 		}
 	}
 	head := fmt.Sprintf("%s: mattn %s; this driver %s", what, count(res, 0), count(res, 1))
-	var bad, allowed, info []string
+	var bad, allowed, info, flaky []string
 	for _, n := range names {
 		m, h := res[n][0], res[n][1]
+		if h.flaky != "" {
+			flaky = append(flaky, n)
+			info = append(info, fmt.Sprintf("  %s: flaky here: %s", n, h.flaky))
+		}
 		mattnOK := m.status == pass || m.status == skip
 		switch {
 		case m.status == pass && h.status == skip:
@@ -89,6 +93,9 @@ func (s *summary) add(o options, what string, names []string, res map[string][2]
 		tail = ": " + strings.Join(names2, " ")
 	}
 	s.lines = append(s.lines, head, fmt.Sprintf("  pass on mattn, fail here: %d%s", len(bad), tail))
+	if len(flaky) > 0 {
+		s.lines = append(s.lines, "  flaky here (failed, then passed when run again alone): "+strings.Join(flaky, " "))
+	}
 	s.regressions += len(bad)
 	s.allowed += len(allowed)
 }
