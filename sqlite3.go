@@ -144,8 +144,8 @@ type SQLiteConn struct {
 
 	cache stmtCache
 
-	// arena holds the values handed to database/sql (arena.go).
-	arena valueArena
+	// results is the rest of the block Exec results are cut from (newResult).
+	results []SQLiteResult
 
 	// cleanups run once the database is closed and no callback can run any
 	// more: they release the Go handles that hooks and functions gave to C.
