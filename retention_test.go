@@ -74,6 +74,26 @@ var retentionCases = []retentionCase{
 		clone: cloneValues,
 	},
 	{
+		name:  "body of one row in ten as any",
+		query: "SELECT id, name, body FROM t",
+		scan: func(t *testing.T, rows *sql.Rows) any {
+			kept := make([]any, 0, retentionRows/10)
+			var id int64
+			var name string
+			var body any
+			for rows.Next() {
+				if err := rows.Scan(&id, &name, &body); err != nil {
+					t.Fatal(err)
+				}
+				if id%10 == 0 {
+					kept = append(kept, body)
+				}
+			}
+			return kept
+		},
+		clone: cloneValues,
+	},
+	{
 		name:  "every name as []byte, body as RawBytes",
 		query: "SELECT id, name, body FROM t",
 		scan: func(t *testing.T, rows *sql.Rows) any {

@@ -196,3 +196,59 @@ func TestTimeValues(t *testing.T) {
 		}
 	}
 }
+
+// Strings and []byte values of every length around sharedHeaderMin, some
+// sharing one block with their header (values.go), stay intact while the
+// collector runs and other values are allocated and dropped, whether the
+// caller keeps the driver.Value or only the string or slice in it; appending
+// to a []byte value leaves the value itself unchanged.
+func TestValuesWithHeaderSurviveCollection(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	ctx := context.Background()
+	rows, err := c.QueryContext(ctx, `WITH RECURSIVE k(x) AS (SELECT 0 UNION ALL SELECT x+1 FROM k WHERE x < 3000)
+		SELECT substr(printf('%.*c', 300, char(65 + x % 26)), 1, x % 300),
+			CAST(substr(printf('%.*c', 300, char(97 + x % 26)), 1, x % 300) AS BLOB) FROM k`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var values []driver.Value
+	var strs []string
+	var blobs [][]byte
+	for x := 0; ; x++ {
+		dest := make([]driver.Value, 2)
+		if err := rows.Next(dest); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if x%2 == 0 {
+			values = append(values, dest...)
+		} else {
+			strs = append(strs, dest[0].(string))
+			blobs = append(blobs, dest[1].([]byte))
+		}
+		if x%500 == 0 {
+			runtime.GC()
+		}
+	}
+	runtime.GC()
+	runtime.GC()
+	check := func(x int, s string, b []byte) {
+		t.Helper()
+		n := x % 300
+		if s != string(bytes.Repeat([]byte{byte(65 + x%26)}, n)) || !bytes.Equal(b, bytes.Repeat([]byte{byte(97 + x%26)}, n)) || b == nil {
+			t.Fatalf("row %d: %q, %q", x, s, b)
+		}
+		grown := append(b, '!')
+		if n >= sharedHeaderMin && &grown[0] == &b[0] {
+			t.Fatalf("row %d: appending to a %d-byte value wrote into its block", x, n)
+		}
+	}
+	for i := range len(values) / 2 {
+		check(2*i, values[2*i].(string), values[2*i+1].([]byte))
+	}
+	for i := range strs {
+		check(2*i+1, strs[i], blobs[i])
+	}
+}

@@ -152,11 +152,11 @@ func (r *SQLiteRows) decode(dest []driver.Value) {
 }
 
 // value converts column i of the current row (see Next). Each value is an
-// allocation of its own, made by Go's own conversions (numbers past 255 in
-// the allocator's 16-byte tiny blocks, a string's bytes apart from its
-// interface box), so that a value the caller keeps keeps alive only itself:
-// values cut from blocks shared by many rows would keep the whole block, and
-// every value the block's other headers point at (DESIGN.md).
+// allocation of its own (numbers past 255 in the allocator's 16-byte tiny
+// blocks, as Go's own conversion makes them; strings and []byte as
+// values.go makes them), so that a value the caller keeps keeps alive only
+// itself: values cut from blocks shared by many rows would keep the whole
+// block, and every value the block's other headers point at (DESIGN.md).
 func (r *SQLiteRows) value(i int) driver.Value {
 	s := r.s
 	col := &s.run.cur[i]
@@ -179,16 +179,12 @@ func (r *SQLiteRows) value(i int) driver.Value {
 				return t
 			}
 		}
-		return string(src)
+		return stringValue(src)
 	case typeBlob:
-		return blobCopy(col.bytes())
+		return blobValue(col.bytes())
 	}
 	return nil
 }
-
-// blobCopy returns a copy of a BLOB value: never nil, since an empty BLOB is
-// not NULL.
-func blobCopy(src []byte) []byte { return append([]byte{}, src...) }
 
 // Close ends the rows: the statement is reset (releasing its locks), or
 // finalized when the query prepared it. The query's cancellation is disarmed.
