@@ -155,8 +155,8 @@ type SQLiteConn struct {
 
 	cache stmtCache
 
-	// arena holds the values handed to database/sql (arena.go).
-	arena valueArena
+	// results is the rest of the block Exec results are cut from (newResult).
+	results []SQLiteResult
 
 	// hooks holds the callbacks, open blobs and backups of hooks.go, trace.go,
 	// blob.go and backup.go; nil until one is used.

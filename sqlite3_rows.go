@@ -7,13 +7,12 @@ import (
 	"io"
 	"reflect"
 	"strings"
-	"unsafe"
 )
 
 // SQLiteRows is the result of a query. Each Next is at most one cgo call that
 // steps the statement and describes every column (rows of numbers and short
 // values of a read-only statement come several per call); the values are
-// copied out of SQLite's memory in Go, into the connection's arena (arena.go).
+// copied out of SQLite's memory in Go.
 type SQLiteRows struct {
 	s       *SQLiteStmt
 	w       watch // the query's cancellation, disarmed at Close
@@ -152,50 +151,44 @@ func (r *SQLiteRows) step() error {
 	return r.err
 }
 
-// decode converts the bridge's description of the current row. Numbers,
-// TEXT and BLOB values are copied into the connection's arena (arena.go), so a
-// row costs no allocation of its own in the common case; date/time values,
-// and values of ownAllocation bytes and more, take their own.
+// decode converts the bridge's description of the current row.
 func (r *SQLiteRows) decode(dest []driver.Value) {
 	for i := range min(len(r.s.run.cur), len(dest)) {
 		dest[i] = r.value(i)
 	}
 }
 
-// value converts column i of the current row (see Next).
+// value converts column i of the current row (see Next). Each value is an
+// allocation of its own (numbers past 255 in the allocator's 16-byte tiny
+// blocks, as Go's own conversion makes them; strings and []byte as
+// values.go makes them), so that a value the caller keeps keeps alive only
+// itself: values cut from blocks shared by many rows would keep the whole
+// block, and every value the block's other headers point at (DESIGN.md).
 func (r *SQLiteRows) value(i int) driver.Value {
 	s := r.s
 	col := &s.run.cur[i]
-	a := &s.c.arena
 	switch col.typ {
 	case typeInteger:
 		v := col.int64()
 		switch s.classes[i] {
 		case classTime:
-			return box(timeType, a.timeValue(unixTime(v, s.c.loc)))
+			return unixTime(v, s.c.loc)
 		case classBool:
 			return v > 0
 		}
-		if uint64(v) < uint64(len(smallInts)) {
-			return box(int64Type, unsafe.Pointer(&smallInts[v]))
-		}
-		p := a.word()
-		*(*int64)(p) = v
-		return box(int64Type, p)
+		return v
 	case typeFloat:
-		p := a.word()
-		*(*float64)(p) = col.float64()
-		return box(float64Type, p)
+		return col.float64()
 	case typeText:
 		src := col.bytes()
 		if s.classes[i] == classTime {
 			if t, ok := parseTime(src, s.c.loc); ok || !s.c.strict {
-				return box(timeType, a.timeValue(t))
+				return t // unparseable: the zero time, as mattn/go-sqlite3 (strict.go)
 			}
 		}
-		return box(stringType, a.stringHeader(a.copyString(src)))
+		return stringValue(src)
 	case typeBlob:
-		return box(bytesType, a.sliceHeader(a.copyBlob(col.bytes())))
+		return blobValue(col.bytes())
 	}
 	return nil
 }

@@ -12,10 +12,12 @@ import (
 // driver offers it: NextRow steps (one cgo call) and ScanColumn writes each
 // column straight into the caller's destination, read from the bridge's row
 // buffer. The common destinations (integers, floats, bool, string, []byte,
-// sql.RawBytes, time.Time and their sql.Null forms) take no driver.Value boxing
-// and no allocation of their own: string and []byte copies are cut from the
-// connection's arena (arena.go). Everything else
-// goes through sql.ConvertAssign with the value Next would have produced.
+// sql.RawBytes, time.Time and their sql.Null forms) take no driver.Value boxing:
+// numbers, booleans and times cost no allocation at all, a string or []byte
+// one, of its own bytes only (so that a kept value keeps nothing else alive),
+// and RawBytes none. An *any gets the value Next would have produced (its
+// []byte is already the caller's own: no second copy). Everything else goes
+// through sql.ConvertAssign with that value.
 var _ driver.RowsColumnScanner = (*SQLiteRows)(nil)
 
 // NextRow advances to the next row without converting it.
@@ -80,7 +82,7 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			break // sql.ConvertAssign reports the nil destination
 		}
 		if col.typ == typeText && class == classNone {
-			*d = s.c.arena.copyString(col.bytes())
+			*d = string(col.bytes())
 			return nil
 		}
 	case *[]byte:
@@ -88,7 +90,7 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			break // sql.ConvertAssign reports the nil destination
 		}
 		if col.typ == typeBlob || col.typ == typeText && class == classNone {
-			*d = s.c.arena.copyBlob(col.bytes())
+			*d = blobCopy(col.bytes())
 			return nil
 		}
 	case *sql.RawBytes:
@@ -144,7 +146,7 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			return nil
 		}
 		if col.typ == typeText && class == classNone {
-			*d = sql.NullString{String: s.c.arena.copyString(col.bytes()), Valid: true}
+			*d = sql.NullString{String: string(col.bytes()), Valid: true}
 			return nil
 		}
 	case *sql.NullBool:
@@ -159,6 +161,12 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			*d = sql.NullBool{Bool: col.int64() > 0, Valid: true}
 			return nil
 		}
+	case *any:
+		if d == nil {
+			break // sql.ConvertAssign reports the nil destination
+		}
+		*d = r.value(i)
+		return nil
 	case *sql.NullTime:
 		if d == nil {
 			break // sql.ConvertAssign reports the nil destination
