@@ -54,6 +54,15 @@ func (s *SQLiteStmt) readShape() {
 	s.names, s.decl = nil, nil
 }
 
+// syncShape re-reads the shape after a call that may have re-prepared the
+// statement (bridge_query): the bridge then freed the column block that
+// s.cols and s.classes viewed. Every read of them after cQuery goes through it.
+func (s *SQLiteStmt) syncShape() {
+	if stmtShape(s.h) != s.shape {
+		s.readShape()
+	}
+}
+
 // finalize frees the statement for good (sqlite3_finalize).
 func (s *SQLiteStmt) finalize() {
 	s.closed = true
@@ -219,9 +228,7 @@ func (s *SQLiteStmt) exec(w *watch) (driver.Result, error) {
 // which take over the watch.
 func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 	rc := cQuery(s.h, w.gen)
-	if stmtShape(s.h) != s.shape {
-		s.readShape()
-	}
+	s.syncShape()
 	if rc != sqliteRow && rc != sqliteDone {
 		err := s.c.errorFor(rc, &w, 0)
 		cReset(s.h)
