@@ -131,21 +131,32 @@ static int bridge_columns(bridge_stmt *s, sqlite3_stmt *st) {
 }
 
 /* Whether s[0:n] holds no statement: only spaces, semicolons and comments
-** (SQLite accepts an unterminated block comment at the end). */
+** (SQLite accepts an unterminated block comment at the end). Spaces are the
+** tokenizer's: a run of them starts with one of " \t\n\f\r" and goes on
+** with any isspace byte, so a vertical tab (0x0B) that starts a token (after
+** a semicolon or a block comment, or first) is illegal, an error SQLite must
+** report. */
 static int bridge_only_trivia(const char *s, int n) {
-  int i = 0;
+  int i = 0, space = 0;
   while (i < n) {
     char ch = s[i];
-    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v' || ch == ';') {
+    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || (ch == '\v' && space)) {
+      space = 1;
+      i++;
+    } else if (ch == ';') {
+      space = 0;
       i++;
     } else if (ch == '-' && i + 1 < n && s[i + 1] == '-') {
+      /* The comment ends before its newline, which starts a run of spaces. */
       const char *nl = (const char *)memchr(s + i, '\n', (size_t)(n - i));
       if (!nl) return 1;
-      i = (int)(nl - s) + 1;
+      space = 0;
+      i = (int)(nl - s);
     } else if (ch == '/' && i + 1 < n && s[i + 1] == '*') {
       int j = i + 2;
       while (j + 1 < n && !(s[j] == '*' && s[j + 1] == '/')) j++;
       if (j + 1 >= n) return 1;
+      space = 0;
       i = j + 2;
     } else {
       return 0;
