@@ -244,12 +244,28 @@ int bridge_reserve(bridge_conn *c, int nargs, sqlite3_int64 arena) {
   return SQLITE_OK;
 }
 
+/* Frees the parameter array and arena once bound, when they have grown past
+** BRIDGE_KEEP_ARGS and BRIDGE_KEEP_ARENA bytes. */
+static void bridge_trim_params(bridge_conn *c) {
+  if ((size_t)c->args_cap * sizeof(bridge_arg) > BRIDGE_KEEP_ARGS) {
+    free(c->args);
+    c->args = 0;
+    c->args_cap = 0;
+  }
+  if (c->arena_cap > BRIDGE_KEEP_ARENA) {
+    free(c->arena);
+    c->arena = 0;
+    c->arena_cap = 0;
+  }
+}
+
 /* Binds c->args[0:nparam]. Values SQLite does not take (after a failure) are freed
 ** here, so an owned buffer is never leaked. */
-static int bridge_bind(bridge_stmt *s) {
+static int bridge_bind_args(bridge_stmt *s) {
   bridge_arg *a = s->conn->args;
   int i, rc = SQLITE_OK;
   s->bound = 0;
+  if (s->nparam > s->conn->args_cap) return SQLITE_MISUSE; /* Go wrote no arguments */
   for (i = 0; i < s->nparam; i++) {
     bridge_arg *v = &a[i];
     void (*del)(void *) = v->own ? free : SQLITE_TRANSIENT;
@@ -274,6 +290,12 @@ static int bridge_bind(bridge_stmt *s) {
     default: rc = sqlite3_bind_null(s->stmt, i + 1); break;
     }
   }
+  return rc;
+}
+
+static int bridge_bind(bridge_stmt *s) {
+  int rc = bridge_bind_args(s);
+  bridge_trim_params(s->conn);
   return rc;
 }
 

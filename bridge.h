@@ -74,6 +74,14 @@ typedef struct bridge_arg {
 ** reads the same limit. */
 #define BRIDGE_KEEP_BOUND (64 << 10)
 
+/* The parameter array and arena (bridge_conn.args, .arena) are freed once
+** bound when they have grown past these sizes, so that one statement with
+** thousands of parameters does not leave its high-water mark to a pooled
+** connection; below them they stay for the next bind, which costs nothing.
+** SQLite copies what is bound from them (SQLITE_TRANSIENT). */
+#define BRIDGE_KEEP_ARGS (64 << 10)
+#define BRIDGE_KEEP_ARENA (1 << 20)
+
 /* Batches of rows with TEXT or BLOB values (bridge_step_batch): a row is
 ** copied out of SQLite's memory when its values have at most this many bytes
 ** (longer ones cost more to copy than the cgo call a row saves), into a buffer
