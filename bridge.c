@@ -519,6 +519,13 @@ int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max) {
   return n;
 }
 
+void bridge_rearm(bridge_conn *c, uint64_t armed, int watching) {
+  c->armed = armed;
+  if (watching && !c->watching) sqlite3_progress_handler(c->db, BRIDGE_PROGRESS_OPS, bridge_progress, c);
+  else if (!watching && c->watching) sqlite3_progress_handler(c->db, 0, 0, 0);
+  c->watching = watching;
+}
+
 int bridge_reset(bridge_stmt *s) {
   int rc = sqlite3_reset(s->stmt);
   sqlite3_clear_bindings(s->stmt);

@@ -213,6 +213,11 @@ int bridge_step(bridge_stmt *s, uint64_t gen);
 ** SQLITE_DONE or the error that follows the batch's rows. */
 int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max);
 
+/* Puts back an operation's cancellation (bridge_conn.armed and whether the
+** progress handler is installed), as it was before a callback of its step
+** ran SQL on the connection, which armed its own. */
+void bridge_rearm(bridge_conn *c, uint64_t armed, int watching);
+
 /* Resets s and clears its bindings, releasing the locks it holds. */
 int bridge_reset(bridge_stmt *s);
 
