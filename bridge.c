@@ -86,6 +86,9 @@ static void bridge_free_stmt(bridge_stmt *s) {
 
 int bridge_close(bridge_conn *c) {
   int rc;
+  sqlite3_progress_handler(c->db, 0, 0, 0);
+  c->watching = 0;
+  if (c->busy) c->busy->conn = 0;
   while (c->stmts) {
     bridge_stmt *s = c->stmts;
     c->stmts = s->next;
@@ -676,7 +679,7 @@ static const unsigned char bridge_busy_totals[] = {0, 1, 3, 8, 18, 33, 53, 78, 1
 static int bridge_busy_cb(void *arg, int count) {
   bridge_busy *b = (bridge_busy *)arg;
   int n = (int)sizeof(bridge_busy_delays), delay, prior;
-  if (bridge_progress(b->conn)) return 0; /* the running operation was cancelled */
+  if (b->conn && bridge_progress(b->conn)) return 0; /* the running operation was cancelled */
   if (b->handle) return goHookBusy(b->handle, count) != 0;
   if (count < n) {
     delay = bridge_busy_delays[count];
@@ -693,12 +696,13 @@ static int bridge_busy_cb(void *arg, int count) {
     int d = delay < 10 ? delay : 10;
     sqlite3_sleep(d);
     delay -= d;
-    if (bridge_progress(b->conn)) return 0;
+    if (b->conn && bridge_progress(b->conn)) return 0;
   }
   return 1;
 }
 
 int bridge_busy_install(sqlite3 *db, bridge_busy *b) {
+  if (b && b->conn) b->conn->busy = b;
   return sqlite3_busy_handler(db, b ? bridge_busy_cb : 0, b);
 }
 

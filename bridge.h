@@ -124,6 +124,7 @@ struct bridge_conn {
   ** only grow, and 64 bits never wrap. */
   uint64_t armed;
   uint64_t *cancelled; /* pinned Go memory, set once after open */
+  struct bridge_busy *busy; /* the busy handler's state that points back here, if any */
   int watching;        /* progress handler installed */
   int depth;           /* sqlite3_step calls in progress: >0 while a callback runs */
   sqlite3_stmt *running; /* the statement in the innermost sqlite3_step, or 0 */
@@ -160,7 +161,11 @@ int bridge_open(const char *filename, int flags, const char *vfs, int busy_ms, b
 ** SQLITE_DBCONFIG_DEFENSIVE. */
 int bridge_db_config(bridge_conn *c, int op, int value);
 
-/* Finalizes every live statement and closes the database. Frees c. */
+/* Finalizes every live statement and closes the database. Frees c. A blob
+** or backup still open keeps the database alive (a zombie) and may still
+** wait on a lock: the progress handler (whose argument is c) is removed
+** first, and the busy handler's link to c cleared (it then waits without
+** looking at cancellation). */
 int bridge_close(bridge_conn *c);
 
 /* Loads the connection's SQL buffer with sql[0:n] and prepares its first
@@ -272,12 +277,13 @@ int bridge_preupdate_row(sqlite3 *db, int isnew, bridge_col *out, int n);
 ** busy timeout does, in slices of at most 10 ms. Owned by Go (malloc/free);
 ** installed on conn's database by bridge_busy_install. */
 typedef struct bridge_busy {
-  bridge_conn *conn;
+  bridge_conn *conn; /* cleared by bridge_close */
   uintptr_t handle;
   int timeout_ms;
 } bridge_busy;
 
-/* Installs b (or removes any busy handler when b is NULL). */
+/* Installs b (or removes any busy handler when b is NULL). b->conn records
+** b, which Go frees only after bridge_close. */
 int bridge_busy_install(sqlite3 *db, bridge_busy *b);
 
 /* ---- backup, serialize, extensions (bridge_db.go) ---- */
