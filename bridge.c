@@ -304,7 +304,9 @@ static int bridge_bind(bridge_stmt *s) {
 
 /* Describes every column of the current row in cols[0:ncol]. Returns the bytes
 ** of its TEXT and BLOB values, which point into SQLite's memory and must be
-** read (or copied) before the next step (an empty value is never read).
+** read (or copied) before the next step (an empty value is never read), or
+** -1 when SQLite ran out of memory converting a value to TEXT: the row is
+** then an SQLITE_NOMEM error, never a NULL the database does not hold.
 ** Flattened: with the amalgamation in this translation unit, the accessors
 ** below (and SQLite's lookup of the column) are inlined, instead of four or
 ** five calls per column, a fifth of the C time of a wide scan. */
@@ -329,7 +331,7 @@ static sqlite3_int64 bridge_fill_into(sqlite3_stmt *st, bridge_col *cols, int nc
     case SQLITE_TEXT:
       c->v.p = sqlite3_value_text(v);
       c->n = sqlite3_value_bytes(v);
-      if (!c->v.p) c->type = SQLITE_NULL; /* out of memory converting the value */
+      if (!c->v.p) return -1;
       size += c->n;
       break;
     case SQLITE_BLOB:
@@ -343,7 +345,10 @@ static sqlite3_int64 bridge_fill_into(sqlite3_stmt *st, bridge_col *cols, int nc
   return size;
 }
 
-static void bridge_fill(bridge_stmt *s) { (void)bridge_fill_into(s->stmt, s->cols, s->ncol); }
+/* Fills s->cols: SQLITE_ROW, or SQLITE_NOMEM (see bridge_fill_into). */
+static int bridge_fill(bridge_stmt *s) {
+  return bridge_fill_into(s->stmt, s->cols, s->ncol) < 0 ? SQLITE_NOMEM : SQLITE_ROW;
+}
 
 /* Copies the TEXT and BLOB values of a batch row (the caller checked that
 ** they fit) to s->text at *used, so that the batch can step past the row. */
@@ -383,7 +388,7 @@ static int bridge_step_row(bridge_stmt *s, uint64_t gen) {
   int rc;
   if (bridge_arm(c, gen)) return s->rc = SQLITE_INTERRUPT;
   rc = bridge_run(s);
-  if (rc == SQLITE_ROW) bridge_fill(s);
+  if (rc == SQLITE_ROW) rc = bridge_fill(s);
   return s->rc = rc;
 }
 
@@ -474,7 +479,7 @@ int bridge_query(bridge_stmt *s, uint64_t gen) {
       sqlite3_reset(s->stmt);
       return s->rc = SQLITE_NOMEM;
     }
-    if (rc == SQLITE_ROW) bridge_fill(s);
+    if (rc == SQLITE_ROW) rc = bridge_fill(s);
   }
   return s->rc = rc;
 }
@@ -507,6 +512,10 @@ int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max) {
     rc = bridge_run(s);
     if (rc != SQLITE_ROW) break;
     size = bridge_fill_into(s->stmt, row, s->ncol);
+    if (size < 0) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
     n++;
     if (n == max) break;
     if (size) {
@@ -640,8 +649,9 @@ int bridge_trace(sqlite3 *db, unsigned mask, uintptr_t h) {
   return sqlite3_trace_v2(db, h ? mask : 0, h ? bridge_trace_cb : 0, (void *)h);
 }
 
-/* Describes one value as bridge_fill describes a column. */
-static void bridge_value(bridge_col *c, sqlite3_value *v) {
+/* Describes one value as bridge_fill describes a column: SQLITE_NOMEM when
+** SQLite ran out of memory converting it to TEXT. */
+static int bridge_value(bridge_col *c, sqlite3_value *v) {
   int t = sqlite3_value_type(v);
   c->type = t;
   c->n = 0;
@@ -651,7 +661,7 @@ static void bridge_value(bridge_col *c, sqlite3_value *v) {
   case SQLITE_TEXT:
     c->v.p = sqlite3_value_text(v);
     c->n = sqlite3_value_bytes(v);
-    if (!c->v.p) c->type = SQLITE_NULL;
+    if (!c->v.p) return SQLITE_NOMEM;
     break;
   case SQLITE_BLOB:
     c->v.p = sqlite3_value_blob(v);
@@ -659,6 +669,7 @@ static void bridge_value(bridge_col *c, sqlite3_value *v) {
     break;
   default: c->v.p = 0; break;
   }
+  return SQLITE_OK;
 }
 
 int bridge_preupdate_row(sqlite3 *db, int isnew, bridge_col *out, int n) {
@@ -667,7 +678,7 @@ int bridge_preupdate_row(sqlite3 *db, int isnew, bridge_col *out, int n) {
     sqlite3_value *v = 0;
     rc = isnew ? sqlite3_preupdate_new(db, i, &v) : sqlite3_preupdate_old(db, i, &v);
     if (rc != SQLITE_OK) return rc;
-    bridge_value(&out[i], v);
+    if ((rc = bridge_value(&out[i], v)) != SQLITE_OK) return rc;
   }
   return SQLITE_OK;
 }
@@ -925,8 +936,7 @@ void bridge_result_error(sqlite3_context *ctx, const char *msg, int n, int code)
 static int bridge_vtab_args(bridge_col *cols, int argc, sqlite3_value **argv) {
   int i;
   for (i = 0; i < argc; i++) {
-    bridge_value(&cols[i], argv[i]);
-    if (cols[i].type == SQLITE_NULL && sqlite3_value_type(argv[i]) == SQLITE_TEXT) return SQLITE_NOMEM;
+    if (bridge_value(&cols[i], argv[i]) != SQLITE_OK) return SQLITE_NOMEM;
   }
   return SQLITE_OK;
 }
@@ -1205,17 +1215,17 @@ static int bridge_change_read(bridge_change *c, sqlite3_changeset_iter *it, int 
     if (op != SQLITE_INSERT) {
       v = 0;
       if ((rc = sqlite3changeset_old(it, i, &v)) != SQLITE_OK) return rc;
-      if (v) bridge_value(ov, v);
+      if (v && (rc = bridge_value(ov, v)) != SQLITE_OK) return rc;
     }
     if (op != SQLITE_DELETE) {
       v = 0;
       if ((rc = sqlite3changeset_new(it, i, &v)) != SQLITE_OK) return rc;
-      if (v) bridge_value(nv, v);
+      if (v && (rc = bridge_value(nv, v)) != SQLITE_OK) return rc;
     }
     if (conflict == SQLITE_CHANGESET_DATA || conflict == SQLITE_CHANGESET_CONFLICT) {
       v = 0;
       if ((rc = sqlite3changeset_conflict(it, i, &v)) != SQLITE_OK) return rc;
-      if (v) bridge_value(cv, v);
+      if (v && (rc = bridge_value(cv, v)) != SQLITE_OK) return rc;
     }
   }
   c->table = table;

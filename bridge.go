@@ -413,6 +413,13 @@ func enableMemStats() error {
 // not included).
 func memoryUsed() int64 { return int64(C.sqlite3_memory_used()) }
 
+// hardHeapLimit calls sqlite3_hard_heap_limit64: with memory statistics on
+// (enableMemStats), SQLite's allocations past n bytes in all fail (0: no
+// limit). It returns the previous limit. For tests of out-of-memory paths.
+func hardHeapLimit(n int64) int64 {
+	return int64(C.sqlite3_hard_heap_limit64(C.sqlite3_int64(n)))
+}
+
 // cErrstr calls sqlite3_errstr: the English text of a result code.
 func cErrstr(code int) string { return C.GoString(C.sqlite3_errstr(C.int(code))) }
 
