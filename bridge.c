@@ -223,6 +223,18 @@ int bridge_prepare(bridge_conn *c, const char *sql, int n, unsigned int flags, u
   return bridge_adopt(c, st);
 }
 
+int bridge_prepare_again(bridge_stmt *s) {
+  bridge_conn *c = s->conn;
+  sqlite3_stmt *st = 0;
+  int rc;
+  c->prepared = 0;
+  /* sqlite3_sql is NUL-terminated: SQLite parses it in place. */
+  rc = sqlite3_prepare_v3(c->db, sqlite3_sql(s->stmt), -1, 0, &st, 0);
+  if (rc != SQLITE_OK) return rc;
+  if (!st) return SQLITE_MISUSE;
+  return bridge_adopt(c, st);
+}
+
 void bridge_finalize(bridge_stmt *s) {
   bridge_conn *c = s->conn;
   if (s->prev) s->prev->next = s->next;

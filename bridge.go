@@ -172,6 +172,12 @@ func scriptResult(h connHandle) (id, changes int64, ran bool) {
 	return int64(h.script_last_id), int64(h.script_changes), h.script_ran != 0
 }
 
+// cPrepareAgain calls bridge_prepare_again: a new statement from s's SQL.
+func cPrepareAgain(s stmtHandle) (stmtHandle, int) {
+	rc := int(C.bridge_prepare_again(s))
+	return s.conn.prepared, rc
+}
+
 // cFinalize calls bridge_finalize (sqlite3_finalize).
 func cFinalize(s stmtHandle) { C.bridge_finalize(s) }
 

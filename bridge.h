@@ -186,6 +186,11 @@ int bridge_prepare(bridge_conn *c, const char *sql, int n, unsigned int flags, u
 ** and script_changes and script_last_id are the last one's. */
 int bridge_exec_script(bridge_conn *c, int off, int stop_at_last, uint64_t gen);
 
+/* Prepares the SQL of s again (sqlite3_sql) as a new statement, left in
+** c->prepared; the connection's SQL buffer is not touched. For a statement
+** run again while rows of its last run may still point into its memory. */
+int bridge_prepare_again(bridge_stmt *s);
+
 /* Finalizes the statement and frees it. */
 void bridge_finalize(bridge_stmt *s);
 

@@ -208,11 +208,34 @@ func (s *SQLiteStmt) usable() error {
 	if err := s.c.usable(); err != nil {
 		return err
 	}
-	if s.rows != nil {
+	if r := s.rows; r != nil {
 		// database/sql can run a statement again while rows of its last run
 		// are open (two queries on one Tx statement). The old rows end.
-		s.rows.detach()
+		open := !r.closed && !r.done
+		r.detach()
+		if open {
+			return s.handOver(r)
+		}
 	}
+	return nil
+}
+
+// handOver gives the statement's C statement to rows r, still open on a
+// row whose values sql.RawBytes may point to (Go 1.27's ScanColumn): they
+// must stay as they are until r moves on or closes, so the statement runs
+// again on a new C statement prepared from the same SQL, and r finalizes
+// the old one when it closes.
+func (s *SQLiteStmt) handOver(r *SQLiteRows) error {
+	h, rc := cPrepareAgain(s.h)
+	if rc != sqliteOK {
+		return errorFor(s.c.h, rc, 0)
+	}
+	old := new(SQLiteStmt)
+	*old = *s
+	old.cacheKey, old.releaseOnRowsClose, old.rows = "", true, r
+	r.s = old
+	s.h, s.rows = h, nil
+	s.readShape()
 	return nil
 }
 
