@@ -239,6 +239,9 @@ static void bridge_free_stmt(bridge_stmt *s) {
 
 int bridge_close(bridge_conn *c) {
   int rc;
+  sqlite3_progress_handler(c->db, 0, 0, 0);
+  c->watching = 0;
+  if (c->busy) c->busy->conn = 0;
   while (c->stmts) {
     bridge_stmt *s = c->stmts;
     c->stmts = s->next;
@@ -284,21 +287,32 @@ static int bridge_columns(bridge_stmt *s, sqlite3_stmt *st) {
 }
 
 /* Whether s[0:n] holds no statement: only spaces, semicolons and comments
-** (SQLite accepts an unterminated block comment at the end). */
+** (SQLite accepts an unterminated block comment at the end). Spaces are the
+** tokenizer's: a run of them starts with one of " \t\n\f\r" and goes on
+** with any isspace byte, so a vertical tab (0x0B) that starts a token (after
+** a semicolon or a block comment, or first) is illegal, an error SQLite must
+** report. */
 static int bridge_only_trivia(const char *s, int n) {
-  int i = 0;
+  int i = 0, space = 0;
   while (i < n) {
     char ch = s[i];
-    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v' || ch == ';') {
+    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || (ch == '\v' && space)) {
+      space = 1;
+      i++;
+    } else if (ch == ';') {
+      space = 0;
       i++;
     } else if (ch == '-' && i + 1 < n && s[i + 1] == '-') {
+      /* The comment ends before its newline, which starts a run of spaces. */
       const char *nl = (const char *)memchr(s + i, '\n', (size_t)(n - i));
       if (!nl) return 1;
-      i = (int)(nl - s) + 1;
+      space = 0;
+      i = (int)(nl - s);
     } else if (ch == '/' && i + 1 < n && s[i + 1] == '*') {
       int j = i + 2;
       while (j + 1 < n && !(s[j] == '*' && s[j + 1] == '/')) j++;
       if (j + 1 >= n) return 1;
+      space = 0;
       i = j + 2;
     } else {
       return 0;
@@ -364,6 +378,18 @@ int bridge_prepare(bridge_conn *c, const char *sql, int n, unsigned int flags, u
   return bridge_adopt(c, st);
 }
 
+int bridge_prepare_again(bridge_stmt *s) {
+  bridge_conn *c = s->conn;
+  sqlite3_stmt *st = 0;
+  int rc;
+  c->prepared = 0;
+  /* sqlite3_sql is NUL-terminated: SQLite parses it in place. */
+  rc = sqlite3_prepare_v3(c->db, sqlite3_sql(s->stmt), -1, 0, &st, 0);
+  if (rc != SQLITE_OK) return rc;
+  if (!st) return SQLITE_MISUSE;
+  return bridge_adopt(c, st);
+}
+
 void bridge_finalize(bridge_stmt *s) {
   bridge_conn *c = s->conn;
   if (s->prev) s->prev->next = s->next;
@@ -388,12 +414,28 @@ int bridge_reserve(bridge_conn *c, int nargs, sqlite3_int64 arena) {
   return SQLITE_OK;
 }
 
+/* Frees the parameter array and arena once bound, when they have grown past
+** BRIDGE_KEEP_ARGS and BRIDGE_KEEP_ARENA bytes. */
+static void bridge_trim_params(bridge_conn *c) {
+  if ((size_t)c->args_cap * sizeof(bridge_arg) > BRIDGE_KEEP_ARGS) {
+    free(c->args);
+    c->args = 0;
+    c->args_cap = 0;
+  }
+  if (c->arena_cap > BRIDGE_KEEP_ARENA) {
+    free(c->arena);
+    c->arena = 0;
+    c->arena_cap = 0;
+  }
+}
+
 /* Binds c->args[0:nparam]. Values SQLite does not take (after a failure) are freed
 ** here, so an owned buffer is never leaked. */
-static int bridge_bind(bridge_stmt *s) {
+static int bridge_bind_args(bridge_stmt *s) {
   bridge_arg *a = s->conn->args;
   int i, rc = SQLITE_OK;
   s->bound = 0;
+  if (s->nparam > s->conn->args_cap) return SQLITE_MISUSE; /* Go wrote no arguments */
   for (i = 0; i < s->nparam; i++) {
     bridge_arg *v = &a[i];
     void (*del)(void *) = v->own ? free : SQLITE_TRANSIENT;
@@ -421,9 +463,17 @@ static int bridge_bind(bridge_stmt *s) {
   return rc;
 }
 
+static int bridge_bind(bridge_stmt *s) {
+  int rc = bridge_bind_args(s);
+  bridge_trim_params(s->conn);
+  return rc;
+}
+
 /* Describes every column of the current row in cols[0:ncol]. Returns the bytes
 ** of its TEXT and BLOB values, which point into SQLite's memory and must be
-** read (or copied) before the next step (an empty value is never read).
+** read (or copied) before the next step (an empty value is never read), or
+** -1 when SQLite ran out of memory converting a value to TEXT: the row is
+** then an SQLITE_NOMEM error, never a NULL the database does not hold.
 ** Flattened: with the amalgamation in this translation unit, the accessors
 ** below (and SQLite's lookup of the column) are inlined, instead of four or
 ** five calls per column, a fifth of the C time of a wide scan. */
@@ -448,7 +498,7 @@ static sqlite3_int64 bridge_fill_into(sqlite3_stmt *st, bridge_col *cols, int nc
     case SQLITE_TEXT:
       c->v.p = sqlite3_value_text(v);
       c->n = sqlite3_value_bytes(v);
-      if (!c->v.p) c->type = SQLITE_NULL; /* out of memory converting the value */
+      if (!c->v.p) return -1;
       size += c->n;
       break;
     case SQLITE_BLOB:
@@ -462,7 +512,10 @@ static sqlite3_int64 bridge_fill_into(sqlite3_stmt *st, bridge_col *cols, int nc
   return size;
 }
 
-static void bridge_fill(bridge_stmt *s) { (void)bridge_fill_into(s->stmt, s->cols, s->ncol); }
+/* Fills s->cols: SQLITE_ROW, or SQLITE_NOMEM (see bridge_fill_into). */
+static int bridge_fill(bridge_stmt *s) {
+  return bridge_fill_into(s->stmt, s->cols, s->ncol) < 0 ? SQLITE_NOMEM : SQLITE_ROW;
+}
 
 /* Copies the TEXT and BLOB values of a batch row (the caller checked that
 ** they fit) to s->text at *used, so that the batch can step past the row. */
@@ -502,7 +555,7 @@ static int bridge_step_row(bridge_stmt *s, uint64_t gen) {
   int rc;
   if (bridge_arm(c, gen)) return s->rc = SQLITE_INTERRUPT;
   rc = bridge_run(s);
-  if (rc == SQLITE_ROW) bridge_fill(s);
+  if (rc == SQLITE_ROW) rc = bridge_fill(s);
   return s->rc = rc;
 }
 
@@ -601,7 +654,7 @@ int bridge_query(bridge_stmt *s, uint64_t gen) {
       sqlite3_reset(s->stmt);
       return s->rc = SQLITE_NOMEM;
     }
-    if (rc == SQLITE_ROW) bridge_fill(s);
+    if (rc == SQLITE_ROW) rc = bridge_fill(s);
   }
   return s->rc = rc;
 }
@@ -634,6 +687,10 @@ int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max) {
     rc = bridge_run(s);
     if (rc != SQLITE_ROW) break;
     size = bridge_fill_into(s->stmt, row, s->ncol);
+    if (size < 0) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
     n++;
     if (n == max) break;
     if (size) {
@@ -647,6 +704,13 @@ int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max) {
   }
   s->rc = rc;
   return n;
+}
+
+void bridge_rearm(bridge_conn *c, uint64_t armed, int watching) {
+  c->armed = armed;
+  if (watching && !c->watching) sqlite3_progress_handler(c->db, BRIDGE_PROGRESS_OPS, bridge_progress, c);
+  else if (!watching && c->watching) sqlite3_progress_handler(c->db, 0, 0, 0);
+  c->watching = watching;
 }
 
 int bridge_reset(bridge_stmt *s) {
@@ -760,8 +824,9 @@ int bridge_trace(sqlite3 *db, unsigned mask, uintptr_t h) {
   return sqlite3_trace_v2(db, h ? mask : 0, h ? bridge_trace_cb : 0, (void *)h);
 }
 
-/* Describes one value as bridge_fill describes a column. */
-static void bridge_value(bridge_col *c, sqlite3_value *v) {
+/* Describes one value as bridge_fill describes a column: SQLITE_NOMEM when
+** SQLite ran out of memory converting it to TEXT. */
+static int bridge_value(bridge_col *c, sqlite3_value *v) {
   int t = sqlite3_value_type(v);
   c->type = t;
   c->n = 0;
@@ -771,7 +836,7 @@ static void bridge_value(bridge_col *c, sqlite3_value *v) {
   case SQLITE_TEXT:
     c->v.p = sqlite3_value_text(v);
     c->n = sqlite3_value_bytes(v);
-    if (!c->v.p) c->type = SQLITE_NULL;
+    if (!c->v.p) return SQLITE_NOMEM;
     break;
   case SQLITE_BLOB:
     c->v.p = sqlite3_value_blob(v);
@@ -779,6 +844,7 @@ static void bridge_value(bridge_col *c, sqlite3_value *v) {
     break;
   default: c->v.p = 0; break;
   }
+  return SQLITE_OK;
 }
 
 int bridge_preupdate_row(sqlite3 *db, int isnew, bridge_col *out, int n) {
@@ -787,7 +853,7 @@ int bridge_preupdate_row(sqlite3 *db, int isnew, bridge_col *out, int n) {
     sqlite3_value *v = 0;
     rc = isnew ? sqlite3_preupdate_new(db, i, &v) : sqlite3_preupdate_old(db, i, &v);
     if (rc != SQLITE_OK) return rc;
-    bridge_value(&out[i], v);
+    if ((rc = bridge_value(&out[i], v)) != SQLITE_OK) return rc;
   }
   return SQLITE_OK;
 }
@@ -799,7 +865,7 @@ static const unsigned char bridge_busy_totals[] = {0, 1, 3, 8, 18, 33, 53, 78, 1
 static int bridge_busy_cb(void *arg, int count) {
   bridge_busy *b = (bridge_busy *)arg;
   int n = (int)sizeof(bridge_busy_delays), delay, prior;
-  if (bridge_progress(b->conn)) return 0; /* the running operation was cancelled */
+  if (b->conn && bridge_progress(b->conn)) return 0; /* the running operation was cancelled */
   if (b->handle) return goHookBusy(b->handle, count) != 0;
   if (count < n) {
     delay = bridge_busy_delays[count];
@@ -816,12 +882,13 @@ static int bridge_busy_cb(void *arg, int count) {
     int d = delay < 10 ? delay : 10;
     sqlite3_sleep(d);
     delay -= d;
-    if (bridge_progress(b->conn)) return 0;
+    if (b->conn && bridge_progress(b->conn)) return 0;
   }
   return 1;
 }
 
 int bridge_busy_install(sqlite3 *db, bridge_busy *b) {
+  if (b && b->conn) b->conn->busy = b;
   return sqlite3_busy_handler(db, b ? bridge_busy_cb : 0, b);
 }
 
@@ -1044,8 +1111,7 @@ void bridge_result_error(sqlite3_context *ctx, const char *msg, int n, int code)
 static int bridge_vtab_args(bridge_col *cols, int argc, sqlite3_value **argv) {
   int i;
   for (i = 0; i < argc; i++) {
-    bridge_value(&cols[i], argv[i]);
-    if (cols[i].type == SQLITE_NULL && sqlite3_value_type(argv[i]) == SQLITE_TEXT) return SQLITE_NOMEM;
+    if (bridge_value(&cols[i], argv[i]) != SQLITE_OK) return SQLITE_NOMEM;
   }
   return SQLITE_OK;
 }
@@ -1324,17 +1390,17 @@ static int bridge_change_read(bridge_change *c, sqlite3_changeset_iter *it, int 
     if (op != SQLITE_INSERT) {
       v = 0;
       if ((rc = sqlite3changeset_old(it, i, &v)) != SQLITE_OK) return rc;
-      if (v) bridge_value(ov, v);
+      if (v && (rc = bridge_value(ov, v)) != SQLITE_OK) return rc;
     }
     if (op != SQLITE_DELETE) {
       v = 0;
       if ((rc = sqlite3changeset_new(it, i, &v)) != SQLITE_OK) return rc;
-      if (v) bridge_value(nv, v);
+      if (v && (rc = bridge_value(nv, v)) != SQLITE_OK) return rc;
     }
     if (conflict == SQLITE_CHANGESET_DATA || conflict == SQLITE_CHANGESET_CONFLICT) {
       v = 0;
       if ((rc = sqlite3changeset_conflict(it, i, &v)) != SQLITE_OK) return rc;
-      if (v) bridge_value(cv, v);
+      if (v && (rc = bridge_value(cv, v)) != SQLITE_OK) return rc;
     }
   }
   c->table = table;

@@ -141,7 +141,11 @@ func cPrepare(h connHandle, sql string, flags uint, gen uint64) (stmtHandle, int
 	if p == nil {
 		p = (*C.char)(unsafe.Pointer(&zeroByte))
 	}
+	outer, nested := nestedArming(h)
 	rc := C.bridge_prepare(h, p, C.int(len(sql)), C.uint(flags), C.uint64_t(gen))
+	if nested {
+		outer.restore(h)
+	}
 	return h.prepared, int(h.tail), int(rc)
 }
 
@@ -157,7 +161,11 @@ func cExecScript(h connHandle, off int, stopAtLast bool, gen uint64) (s stmtHand
 	if stopAtLast {
 		last = 1
 	}
+	outer, nested := nestedArming(h)
 	rc = int(C.bridge_exec_script(h, C.int(off), last, C.uint64_t(gen)))
+	if nested {
+		outer.restore(h)
+	}
 	return h.prepared, int(h.script_off), int(h.tail), rc
 }
 
@@ -165,6 +173,12 @@ func cExecScript(h connHandle, off int, stopAtLast bool, gen uint64) (s stmtHand
 // cExecScript ran; ran is false if it ran none.
 func scriptResult(h connHandle) (id, changes int64, ran bool) {
 	return int64(h.script_last_id), int64(h.script_changes), h.script_ran != 0
+}
+
+// cPrepareAgain calls bridge_prepare_again: a new statement from s's SQL.
+func cPrepareAgain(s stmtHandle) (stmtHandle, int) {
+	rc := int(C.bridge_prepare_again(s))
+	return s.conn.prepared, rc
 }
 
 // cFinalize calls bridge_finalize (sqlite3_finalize).
@@ -205,18 +219,73 @@ func cMallocString(s string) unsafe.Pointer {
 func cFree(p unsafe.Pointer) { C.free(p) }
 
 // cExec calls bridge_exec: reset, bind, step to the end, changes, last rowid.
-func cExec(s stmtHandle, gen uint64) int { return int(C.bridge_exec_h(stmtInt(s), C.uint64_t(gen))) }
+func cExec(s stmtHandle, gen uint64) int {
+	if s.conn.depth > 0 {
+		outer, _ := nestedArming(s.conn)
+		rc := C.bridge_exec_h(stmtInt(s), C.uint64_t(gen))
+		outer.restore(s.conn)
+		return int(rc)
+	}
+	return int(C.bridge_exec_h(stmtInt(s), C.uint64_t(gen)))
+}
 
 // cQuery calls bridge_query: reset, bind, step the first row.
-func cQuery(s stmtHandle, gen uint64) int { return int(C.bridge_query_h(stmtInt(s), C.uint64_t(gen))) }
+func cQuery(s stmtHandle, gen uint64) int {
+	if s.conn.depth > 0 {
+		outer, _ := nestedArming(s.conn)
+		rc := C.bridge_query_h(stmtInt(s), C.uint64_t(gen))
+		outer.restore(s.conn)
+		return int(rc)
+	}
+	return int(C.bridge_query_h(stmtInt(s), C.uint64_t(gen)))
+}
 
 // cStep calls bridge_step (sqlite3_step + every column of the row).
-func cStep(s stmtHandle, gen uint64) int { return int(C.bridge_step_h(stmtInt(s), C.uint64_t(gen))) }
+func cStep(s stmtHandle, gen uint64) int {
+	if s.conn.depth > 0 {
+		outer, _ := nestedArming(s.conn)
+		rc := C.bridge_step_h(stmtInt(s), C.uint64_t(gen))
+		outer.restore(s.conn)
+		return int(rc)
+	}
+	return int(C.bridge_step_h(stmtInt(s), C.uint64_t(gen)))
+}
 
 // cStepBatch calls bridge_step_batch: up to max rows of numbers and short
 // values in one call.
 func cStepBatch(s stmtHandle, gen uint64, max int) int {
+	if s.conn.depth > 0 {
+		outer, _ := nestedArming(s.conn)
+		rc := C.bridge_step_batch_h(stmtInt(s), C.uint64_t(gen), C.int(max))
+		outer.restore(s.conn)
+		return int(rc)
+	}
 	return int(C.bridge_step_batch_h(stmtInt(s), C.uint64_t(gen), C.int(max)))
+}
+
+// arming is the cancellation of the operation whose step is running a
+// callback (bridge_conn.armed, .watching). Every bridge call that runs SQL
+// arms the connection for its own operation; one made from a callback (a Go
+// function, a virtual table, a hook using the connection) puts the outer
+// operation's arming back when it returns, or the outer statement would go
+// on with the callback's generation, or no progress handler at all, and
+// neither its context nor its busy wait would stop it any more.
+type arming struct {
+	armed    C.uint64_t
+	watching C.int
+}
+
+// nestedArming returns the arming to put back after a bridge call, and
+// whether the call is made from a callback (the connection is in a step).
+func nestedArming(h connHandle) (arming, bool) {
+	return arming{h.armed, h.watching}, h.depth > 0
+}
+
+// restore calls bridge_rearm when the nested call changed the arming.
+func (a arming) restore(h connHandle) {
+	if h.armed != a.armed || h.watching != a.watching {
+		C.bridge_rearm(h, a.armed, a.watching)
+	}
 }
 
 // stmtBatch views the n rows that bridge_step_batch left (C memory).
@@ -376,6 +445,13 @@ func enableMemStats() error {
 // freed (counted only after enableMemStats; the bridge's malloc'd buffers are
 // not included).
 func memoryUsed() int64 { return int64(C.sqlite3_memory_used()) }
+
+// hardHeapLimit calls sqlite3_hard_heap_limit64: with memory statistics on
+// (enableMemStats), SQLite's allocations past n bytes in all fail (0: no
+// limit). It returns the previous limit. For tests of out-of-memory paths.
+func hardHeapLimit(n int64) int64 {
+	return int64(C.sqlite3_hard_heap_limit64(C.sqlite3_int64(n)))
+}
 
 // cErrstr calls sqlite3_errstr: the English text of a result code.
 func cErrstr(code int) string { return C.GoString(C.sqlite3_errstr(C.int(code))) }

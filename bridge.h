@@ -74,6 +74,14 @@ typedef struct bridge_arg {
 ** reads the same limit. */
 #define BRIDGE_KEEP_BOUND (64 << 10)
 
+/* The parameter array and arena (bridge_conn.args, .arena) are freed once
+** bound when they have grown past these sizes, so that one statement with
+** thousands of parameters does not leave its high-water mark to a pooled
+** connection; below them they stay for the next bind, which costs nothing.
+** SQLite copies what is bound from them (SQLITE_TRANSIENT). */
+#define BRIDGE_KEEP_ARGS (64 << 10)
+#define BRIDGE_KEEP_ARENA (1 << 20)
+
 /* Batches of rows with TEXT or BLOB values (bridge_step_batch): a row is
 ** copied out of SQLite's memory when its values have at most this many bytes
 ** (longer ones cost more to copy than the cgo call a row saves), into a buffer
@@ -116,6 +124,7 @@ struct bridge_conn {
   ** only grow, and 64 bits never wrap. */
   uint64_t armed;
   uint64_t *cancelled; /* pinned Go memory, set once after open */
+  struct bridge_busy *busy; /* the busy handler's state that points back here, if any */
   int watching;        /* progress handler installed */
   int depth;           /* sqlite3_step calls in progress: >0 while a callback runs */
   sqlite3_stmt *running; /* the statement in the innermost sqlite3_step, or 0 */
@@ -155,7 +164,11 @@ int bridge_open(const char *filename, int flags, const char *vfs, int busy_ms, b
 ** SQLITE_DBCONFIG_DEFENSIVE. */
 int bridge_db_config(bridge_conn *c, int op, int value);
 
-/* Finalizes every live statement and closes the database. Frees c. */
+/* Finalizes every live statement and closes the database. Frees c. A blob
+** or backup still open keeps the database alive (a zombie) and may still
+** wait on a lock: the progress handler (whose argument is c) is removed
+** first, and the busy handler's link to c cleared (it then waits without
+** looking at cancellation). */
 int bridge_close(bridge_conn *c);
 
 /* Loads the connection's SQL buffer with sql[0:n] and prepares its first
@@ -175,6 +188,11 @@ int bridge_prepare(bridge_conn *c, const char *sql, int n, unsigned int flags, u
 ** starts (the base of error offsets); if any statement ran, script_ran is set
 ** and script_changes and script_last_id are the last one's. */
 int bridge_exec_script(bridge_conn *c, int off, int stop_at_last, uint64_t gen);
+
+/* Prepares the SQL of s again (sqlite3_sql) as a new statement, left in
+** c->prepared; the connection's SQL buffer is not touched. For a statement
+** run again while rows of its last run may still point into its memory. */
+int bridge_prepare_again(bridge_stmt *s);
 
 /* Finalizes the statement and frees it. */
 void bridge_finalize(bridge_stmt *s);
@@ -207,6 +225,11 @@ int bridge_step(bridge_stmt *s, uint64_t gen);
 ** SQLITE_ROW when the batch ended on a row (more may follow), otherwise
 ** SQLITE_DONE or the error that follows the batch's rows. */
 int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max);
+
+/* Puts back an operation's cancellation (bridge_conn.armed and whether the
+** progress handler is installed), as it was before a callback of its step
+** ran SQL on the connection, which armed its own. */
+void bridge_rearm(bridge_conn *c, uint64_t armed, int watching);
 
 /* Resets s and clears its bindings, releasing the locks it holds. */
 int bridge_reset(bridge_stmt *s);
@@ -262,12 +285,13 @@ int bridge_preupdate_row(sqlite3 *db, int isnew, bridge_col *out, int n);
 ** busy timeout does, in slices of at most 10 ms. Owned by Go (malloc/free);
 ** installed on conn's database by bridge_busy_install. */
 typedef struct bridge_busy {
-  bridge_conn *conn;
+  bridge_conn *conn; /* cleared by bridge_close */
   uintptr_t handle;
   int timeout_ms;
 } bridge_busy;
 
-/* Installs b (or removes any busy handler when b is NULL). */
+/* Installs b (or removes any busy handler when b is NULL). b->conn records
+** b, which Go frees only after bridge_close. */
 int bridge_busy_install(sqlite3 *db, bridge_busy *b);
 
 /* ---- backup, serialize, extensions (bridge_db.go) ---- */

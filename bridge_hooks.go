@@ -122,8 +122,13 @@ func cBusyInstall(h connHandle, b busyHandle, id uintptr, timeoutMS int) int {
 // memory, no cgo call) before a bridge call that may wait on a lock without
 // belonging to a cancellable operation, so a busy handler installed by
 // SetBusyHandler or SetBusyTimeout does not see a finished operation's
-// cancellation.
-func disarm(h connHandle) { h.armed = 0 }
+// cancellation. From a callback, the outer operation stays armed: its end
+// stops the wait too.
+func disarm(h connHandle) {
+	if h.depth == 0 {
+		h.armed = 0
+	}
+}
 
 // Every entry point below recovers a panic of its callback (see
 // hookPanicError): recover runs only when the callback did not return, since

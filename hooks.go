@@ -214,6 +214,10 @@ func (x *connHooks) setSlot(slot int, id uintptr) {
 // them here lets SQLite free it, and may still call the trace callback (the
 // close event), so the callbacks are released last.
 func (x *connHooks) release() {
+	// The handle was freed by the close: a hook that panics while the blobs
+	// and backups end must not interrupt through it.
+	h := x.h
+	x.h = nil
 	x.mu.Lock()
 	blobs, backups := x.blobs, x.backups
 	x.blobs, x.backups = nil, nil
@@ -232,8 +236,7 @@ func (x *connHooks) release() {
 		cBusyFree(x.busy)
 		x.busy = nil
 	}
-	takeHookPanic(x.h) // never reported: its handle may be reused by another connection
-	x.h = nil
+	takeHookPanic(h) // never reported: its handle may be reused by another connection
 }
 
 // RegisterCommitHook sets the commit hook of the connection

@@ -444,7 +444,13 @@ func (c *SQLiteConn) queryInt(query string) (int64, error) {
 		return 0, driverError("not a statement: " + query)
 	}
 	defer c.release(s)
-	switch rc := cQuery(s.h, 0); rc {
+	rc = cQuery(s.h, 0)
+	s.syncShape()
+	if rc == sqliteRow && len(s.cols) == 0 {
+		cReset(s.h)
+		return 0, driverError("no column from: " + query)
+	}
+	switch rc {
 	case sqliteRow:
 		v := s.cols[0].int64()
 		cReset(s.h)

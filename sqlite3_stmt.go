@@ -61,6 +61,15 @@ func (s *SQLiteStmt) readShape() {
 	s.names, s.decl = nil, nil
 }
 
+// syncShape re-reads the shape after a call that may have re-prepared the
+// statement (bridge_query): the bridge then freed the column block that
+// s.cols and s.classes viewed. Every read of them after cQuery goes through it.
+func (s *SQLiteStmt) syncShape() {
+	if stmtShape(s.h) != s.shape {
+		s.readShape()
+	}
+}
+
 // finalize frees the statement for good (sqlite3_finalize).
 func (s *SQLiteStmt) finalize() {
 	s.closed = true
@@ -220,11 +229,34 @@ func (s *SQLiteStmt) usable() error {
 	if err := s.c.usable(); err != nil {
 		return err
 	}
-	if s.rows != nil {
+	if r := s.rows; r != nil {
 		// database/sql can run a statement again while rows of its last run
 		// are open (two queries on one Tx statement). The old rows end.
-		s.rows.detach()
+		open := !r.closed && !r.done
+		r.detach()
+		if open {
+			return s.handOver(r)
+		}
 	}
+	return nil
+}
+
+// handOver gives the statement's C statement to rows r, still open on a
+// row whose values sql.RawBytes may point to (Go 1.27's ScanColumn): they
+// must stay as they are until r moves on or closes, so the statement runs
+// again on a new C statement prepared from the same SQL, and r finalizes
+// the old one when it closes.
+func (s *SQLiteStmt) handOver(r *SQLiteRows) error {
+	h, rc := cPrepareAgain(s.h)
+	if rc != sqliteOK {
+		return errorFor(s.c.h, rc, 0)
+	}
+	old := new(SQLiteStmt)
+	*old = *s
+	old.cacheKey, old.releaseOnRowsClose, old.rows = "", true, r
+	r.s = old
+	s.h, s.rows = h, nil
+	s.readShape()
 	return nil
 }
 
@@ -240,9 +272,7 @@ func (s *SQLiteStmt) exec(w *watch) (driver.Result, error) {
 // which take over the watch.
 func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 	rc := cQuery(s.h, w.gen)
-	if stmtShape(s.h) != s.shape {
-		s.readShape()
-	}
+	s.syncShape()
 	if rc != sqliteRow && rc != sqliteDone {
 		err := s.c.errorFor(rc, &w, 0)
 		cReset(s.h)
