@@ -1404,6 +1404,81 @@ int bridge_direct_step(bridge_direct *d, int flags, uint64_t gen) {
   return s->rc = rc;
 }
 
+static int bridge_direct_digits(sqlite3 *db) {
+  int digits = 17;
+  sqlite3_db_config(db, SQLITE_DBCONFIG_FP_DIGITS, 0, &digits); /* 0: only read it */
+  return digits;
+}
+
+int bridge_direct_format(bridge_direct *d, double v) {
+  sqlite3_snprintf((int)sizeof d->num, d->num, "%!.*g", bridge_direct_digits(d->s->conn->db), v);
+  return (int)strlen(d->num);
+}
+
+/* Whether a row may be followed by others in a batch (see bridge.h). */
+static int bridge_direct_plain(const bridge_col *row, int ncol, int digits) {
+  int i;
+  for (i = 0; i < ncol; i++) {
+    switch (row[i].type) {
+    case SQLITE_TEXT:
+    case SQLITE_BLOB: return 0;
+    case SQLITE_FLOAT:
+      /* Below 1e15 with 15 digits or more, "%!.*g" writes an integral value
+      ** as SQLite writes a REAL held as an integer: the digits and ".0". */
+      if (digits < 15 || row[i].v.f >= 1e15 || row[i].v.f <= -1e15) return 0;
+      break;
+    default: break;
+    }
+  }
+  return 1;
+}
+
+int bridge_direct_step_batch(bridge_direct *d, int flags, uint64_t gen, int max) {
+  bridge_stmt *s = d->s;
+  int n = 0, digits = 0, rc = flags ? bridge_direct_prepare_run(d, flags) : SQLITE_OK;
+  if (rc != SQLITE_OK) {
+    s->rc = rc;
+    return 0;
+  }
+  if (bridge_arm(s->conn, gen)) {
+    s->rc = SQLITE_INTERRUPT;
+    return 0;
+  }
+  if (max < 1) max = 1;
+  for (;;) {
+    bridge_col *row;
+    rc = bridge_run(s);
+    if (n == 0 && (rc == SQLITE_ROW || rc == SQLITE_DONE)) {
+      if (bridge_direct_shape(s) != SQLITE_OK) {
+        s->rc = SQLITE_NOMEM;
+        return 0;
+      }
+      if (rc == SQLITE_ROW && max > s->batch_cap) {
+        bridge_col *b = (bridge_col *)realloc(s->batch, (size_t)max * (size_t)s->ncol * sizeof(bridge_col));
+        if (!b) {
+          sqlite3_reset(s->stmt);
+          s->rc = SQLITE_NOMEM;
+          return 0;
+        }
+        s->batch = b;
+        s->batch_cap = max;
+      }
+      digits = bridge_direct_digits(s->conn->db);
+    }
+    if (rc != SQLITE_ROW) break;
+    row = s->batch + (size_t)n * (size_t)s->ncol;
+    (void)bridge_fill_into(s->stmt, row, s->ncol);
+    n++;
+    if (n == max || !bridge_direct_plain(row, s->ncol, digits)) break;
+  }
+  if (rc == SQLITE_DONE) {
+    s->changes = sqlite3_changes64(s->conn->db);
+    s->last_id = sqlite3_last_insert_rowid(s->conn->db);
+  }
+  s->rc = rc;
+  return n;
+}
+
 /* Steps st to its end; SQLITE_OK when it got there. */
 static int bridge_direct_run_out(bridge_stmt *s) {
   int rc;

@@ -506,6 +506,7 @@ typedef struct bridge_direct {
   sqlite3_int64 arena_cap;
   bridge_arg *rows;    /* rows_cap rows of nargs values, for bridge_direct_exec_rows */
   int rows_cap;
+  char num[64];        /* the text of a FLOAT, written by bridge_direct_format */
 } bridge_direct;
 
 /* What a call does before it binds and steps (flags argument). */
@@ -531,6 +532,22 @@ int bridge_direct_prepare_run(bridge_direct *d, int flags);
 ** changes). On SQLITE_DONE, s->changes and s->last_id are set. */
 int bridge_direct_step(bridge_direct *d, int flags, uint64_t gen);
 
+/* flags, then steps up to max rows into s->batch (row k at
+** s->batch[k*ncol]) in this one call, for read-only statements, as
+** bridge_step_batch does for database/sql; s->rc is the result of the last
+** step, SQLITE_ROW when the batch ended on a row. A batch ends after a row
+** that holds TEXT or BLOB (its values stay in SQLite's memory until the next
+** step), or a FLOAT of 1e15 or more in magnitude (or any FLOAT when the
+** connection renders floats with fewer than 15 digits): so every row before
+** the last holds only values whose conversions need no statement (see
+** bridge_direct_format). Returns the number of rows. */
+int bridge_direct_step_batch(bridge_direct *d, int flags, uint64_t gen, int max);
+
+/* Writes v into d->num as SQLite renders a FLOAT as text ("%!.*g" with the
+** connection's SQLITE_DBCONFIG_FP_DIGITS); returns its length. SQLite renders
+** a REAL it holds as an integer differently above 1e15 (digits, ".0"). */
+int bridge_direct_format(bridge_direct *d, double v);
+
 /* flags, then steps to the end (rows discarded), sets s->changes and
 ** s->last_id, and resets. */
 int bridge_direct_exec(bridge_direct *d, int flags, uint64_t gen);
@@ -544,6 +561,9 @@ int bridge_direct_exec_rows(bridge_direct *d, int n, uint64_t gen);
 
 static inline int bridge_direct_step_h(uintptr_t d, int flags, uint64_t gen) {
   return bridge_direct_step((bridge_direct *)d, flags, gen);
+}
+static inline int bridge_direct_step_batch_h(uintptr_t d, int flags, uint64_t gen, int max) {
+  return bridge_direct_step_batch((bridge_direct *)d, flags, gen, max);
 }
 static inline int bridge_direct_exec_h(uintptr_t d, int flags, uint64_t gen) {
   return bridge_direct_exec((bridge_direct *)d, flags, gen);

@@ -43,6 +43,19 @@ func cDirectStep(d directHandle, flags int, gen uint64) int {
 	return int(C.bridge_direct_step_h(directInt(d), C.int(flags), C.uint64_t(gen)))
 }
 
+// cDirectStepBatch calls bridge_direct_step_batch: flags, then up to max
+// rows of a read-only statement into its batch buffer; the number of rows.
+func cDirectStepBatch(d directHandle, flags int, gen uint64, max int) int {
+	return int(C.bridge_direct_step_batch_h(directInt(d), C.int(flags), C.uint64_t(gen), C.int(max)))
+}
+
+// cDirectFormat calls bridge_direct_format: SQLite's text of a FLOAT, in the
+// statement's C buffer until the next call.
+func cDirectFormat(d directHandle, v float64) []byte {
+	n := C.bridge_direct_format(d, C.double(v))
+	return unsafe.Slice((*byte)(unsafe.Pointer(&d.num[0])), int(n))
+}
+
 // cDirectExec calls bridge_direct_exec: flags, step to the end, reset.
 func cDirectExec(d directHandle, flags int, gen uint64) int {
 	return int(C.bridge_direct_exec_h(directInt(d), C.int(flags), C.uint64_t(gen)))

@@ -62,6 +62,16 @@ type DirectStmt struct {
 
 	changes, lastID int64 // Changes and LastInsertRowID
 
+	// Rows of a read-only statement stepped ahead (bridge_direct_step_batch):
+	// nb rows in batch, the caller on row bi; brc is the result of the step
+	// after them, berr its error, built at once while SQLite's message is
+	// current; ahead is the size of the next batch.
+	batch  []rowCol
+	nb, bi int
+	brc    int
+	berr   error
+	ahead  int
+
 	cleanup runtime.Cleanup
 }
 
@@ -198,22 +208,62 @@ func (ds *DirectStmt) Close() error { return ds.Finalize() }
 // the same cgo call. After the end, Step runs the statement again from the
 // start, as SQLite does.
 //
-// Cost: one cgo call; no allocation.
+// A read-only statement's rows of numbers and NULLs are stepped a few at a
+// time (2, doubling up to 64), in one cgo call: Step then costs no cgo call
+// for the rows stepped ahead. So SQL functions of such a SELECT may run for a
+// few rows before Step returns them, and an error comes after the rows
+// before it. A row with TEXT or BLOB values ends such a batch, so that its
+// values are read where SQLite keeps them.
+//
+// Cost: at most one cgo call; no allocation.
 func (ds *DirectStmt) Step() (bool, error) {
+	if ds.bi+1 < ds.nb {
+		if err := ds.usable(); err != nil {
+			return false, err
+		}
+		ds.bi++
+		n := len(ds.cols)
+		ds.cols = ds.batch[ds.bi*n : (ds.bi+1)*n : (ds.bi+1)*n]
+		ds.viewOff = 0
+		return true, nil
+	}
+	if ds.nb > 0 {
+		ds.nb = 0
+		if ds.brc != sqliteRow {
+			// The statement ended after the batch's rows.
+			err := ds.berr
+			ds.berr = nil
+			ds.halt()
+			return false, err
+		}
+	}
 	if err := ds.usable(); err != nil {
 		return false, err
 	}
 	k := ds.c.core
 	k.enter()
-	flags := ds.flags
-	rc := cDirectStep(ds.d, flags, 0)
-	ds.flags = 0
-	ds.used = 0
-	ds.dirty = true
-	ds.viewOff = 0
 	s := ds.s
-	if stmtShape(s.h) != s.shape {
-		s.readShape()
+	var rc int
+	if len(ds.cols) > 0 && stmtReadonly(s.h) {
+		ds.ahead = min(max(2*ds.ahead, 2), maxAhead, max(aheadCells/len(ds.cols), 1))
+		n := cDirectStepBatch(ds.d, ds.flags, 0, ds.ahead)
+		rc = stmtRC(s.h)
+		ds.afterRun(s)
+		if n > 0 {
+			ncol := len(s.cols)
+			ds.batch = stmtBatch(s.h, n)
+			ds.nb, ds.bi, ds.brc = n, 0, rc
+			if rc != sqliteRow && rc != sqliteDone {
+				ds.berr = ds.c.errorFor(rc, &watch{}, 0)
+			} else if rc == sqliteDone {
+				ds.changes, ds.lastID = stmtChanges(s.h), stmtLastInsertID(s.h)
+			}
+			ds.cols = ds.batch[:ncol:ncol]
+			rc = sqliteRow
+		}
+	} else {
+		rc = cDirectStep(ds.d, ds.flags, 0)
+		ds.afterRun(s)
 		ds.cols = s.cols
 	}
 	switch rc {
@@ -236,12 +286,33 @@ func (ds *DirectStmt) Step() (bool, error) {
 	return false, err
 }
 
+// afterRun records what a call that ran the statement did: the flags and
+// values it applied, and a new column shape after SQLite re-prepared it.
+func (ds *DirectStmt) afterRun(s *SQLiteStmt) {
+	ds.flags = 0
+	ds.used = 0
+	ds.dirty = true
+	ds.viewOff = 0
+	if stmtShape(s.h) != s.shape {
+		s.readShape()
+		ds.cols = s.cols
+	}
+}
+
 // halt marks the run ended, and the connection no longer held.
 func (ds *DirectStmt) halt() {
 	if ds.state == directRow {
 		ds.s.own.release()
 	}
 	ds.state = directHalted
+	ds.nb, ds.ahead = 0, 0
+}
+
+// current reports whether the row the caller reads is the statement's
+// current row in SQLite (not one stepped ahead), which SQLite's conversions
+// need.
+func (ds *DirectStmt) current() bool {
+	return ds.nb == 0 || ds.bi == ds.nb-1 && ds.brc == sqliteRow
 }
 
 // Reset makes the statement ready to run again from the start
@@ -253,6 +324,11 @@ func (ds *DirectStmt) halt() {
 func (ds *DirectStmt) Reset() error {
 	if ds.final {
 		return directError(ErrMisuse, "statement is finalized")
+	}
+	if ds.state == directRow && ds.nb > 0 && ds.brc != sqliteRow {
+		// The statement has already run to its end (after the rows stepped
+		// ahead) and holds nothing: reset it with the next run.
+		ds.halt()
 	}
 	switch ds.state {
 	case directRow:
@@ -698,7 +774,10 @@ func (ds *DirectStmt) ColumnDeclType(i int) string {
 
 var nullCol = rowCol{typ: typeNull}
 
-// col returns column i of the current row; NULL without one.
+// col returns column i of the current row; NULL without one. The row is C
+// memory of the statement, which a cleanup may free once ds is unreachable:
+// the accessors keep ds alive (runtime.KeepAlive, free) until they have read
+// it, for a caller whose last use of the statement is a column read.
 func (ds *DirectStmt) col(i int) *rowCol {
 	if ds.state != directRow || uint(i) >= uint(len(ds.cols)) || ds.c.closed {
 		return &nullCol
@@ -709,10 +788,14 @@ func (ds *DirectStmt) col(i int) *rowCol {
 // ColumnType returns the storage class of column i, 0-based, of the current
 // row (sqlite3_column_type, https://sqlite.org/c3ref/column_blob.html):
 // TypeNull without a row or out of range. No cgo call.
-func (ds *DirectStmt) ColumnType(i int) Datatype { return Datatype(ds.col(i).typ) }
+func (ds *DirectStmt) ColumnType(i int) Datatype {
+	t := ds.col(i).typ
+	runtime.KeepAlive(ds)
+	return Datatype(t)
+}
 
 // ColumnIsNull reports whether column i of the current row is NULL.
-func (ds *DirectStmt) ColumnIsNull(i int) bool { return ds.col(i).typ == typeNull }
+func (ds *DirectStmt) ColumnIsNull(i int) bool { return ds.ColumnType(i) == TypeNull }
 
 // ColumnInt64 returns column i as an INTEGER (sqlite3_column_int64,
 // https://sqlite.org/c3ref/column_blob.html): a FLOAT truncated toward zero
@@ -720,17 +803,19 @@ func (ds *DirectStmt) ColumnIsNull(i int) bool { return ds.col(i).typ == typeNul
 // except for TEXT and BLOB, which SQLite converts (one cgo call).
 func (ds *DirectStmt) ColumnInt64(i int) int64 {
 	c := ds.col(i)
+	var v int64
 	switch c.typ {
 	case typeInteger:
-		return c.int64()
+		v = c.int64()
 	case typeFloat:
-		return floatToInt64(c.float64())
+		v = floatToInt64(c.float64())
 	case typeText, typeBlob:
 		ds.c.core.enter()
-		defer ds.c.core.leave()
-		return cColumnInt64(ds.s.h, i)
+		v = cColumnInt64(ds.s.h, i)
+		ds.c.core.leave()
 	}
-	return 0
+	runtime.KeepAlive(ds)
+	return v
 }
 
 // ColumnInt returns ColumnInt64 as an int.
@@ -758,17 +843,19 @@ func floatToInt64(f float64) int64 {
 // INTEGER converted, 0 for NULL. No cgo call, except for TEXT and BLOB.
 func (ds *DirectStmt) ColumnFloat(i int) float64 {
 	c := ds.col(i)
+	var v float64
 	switch c.typ {
 	case typeFloat:
-		return c.float64()
+		v = c.float64()
 	case typeInteger:
-		return float64(c.int64())
+		v = float64(c.int64())
 	case typeText, typeBlob:
 		ds.c.core.enter()
-		defer ds.c.core.leave()
-		return cColumnDouble(ds.s.h, i)
+		v = cColumnDouble(ds.s.h, i)
+		ds.c.core.leave()
 	}
-	return 0
+	runtime.KeepAlive(ds)
+	return v
 }
 
 // ColumnText returns column i as text, in a new string that the caller may
@@ -778,15 +865,14 @@ func (ds *DirectStmt) ColumnFloat(i int) float64 {
 // integers 0 to 99); the string keeps alive only itself.
 func (ds *DirectStmt) ColumnText(i int) string {
 	c := ds.col(i)
+	defer runtime.KeepAlive(ds)
 	switch c.typ {
 	case typeText, typeBlob:
 		return string(c.bytes())
 	case typeInteger:
 		return strconv.FormatInt(c.int64(), 10)
 	case typeFloat:
-		ds.c.core.enter()
-		defer ds.c.core.leave()
-		return string(cColumnText(ds.s.h, i))
+		return string(ds.floatText(i, c.float64()))
 	}
 	return ""
 }
@@ -801,6 +887,7 @@ func (ds *DirectStmt) ColumnText(i int) string {
 // no cgo call, except for a FLOAT.
 func (ds *DirectStmt) ColumnRawText(i int) []byte {
 	c := ds.col(i)
+	defer runtime.KeepAlive(ds)
 	switch c.typ {
 	case typeText, typeBlob:
 		return ds.keep(c.bytes())
@@ -808,9 +895,7 @@ func (ds *DirectStmt) ColumnRawText(i int) []byte {
 		var tmp [20]byte
 		return ds.keep(strconv.AppendInt(tmp[:0], c.int64(), 10))
 	case typeFloat:
-		ds.c.core.enter()
-		defer ds.c.core.leave()
-		return ds.keep(cColumnText(ds.s.h, i))
+		return ds.keep(ds.floatText(i, c.float64()))
 	}
 	return nil
 }
@@ -819,6 +904,19 @@ func (ds *DirectStmt) ColumnRawText(i int) []byte {
 // length is sqlite3_column_bytes (https://sqlite.org/c3ref/column_blob.html).
 // Use it for BLOBs; for other types it is ColumnRawText.
 func (ds *DirectStmt) ColumnBytes(i int) []byte { return ds.ColumnRawText(i) }
+
+// floatText is SQLite's text of FLOAT column i, v: from the statement on
+// its current row, else as SQLite renders a REAL (the rows stepped ahead hold
+// no FLOAT whose text differs: see bridge_direct_step_batch). One cgo call;
+// the bytes are C memory valid until the next call on the statement.
+func (ds *DirectStmt) floatText(i int, v float64) []byte {
+	ds.c.core.enter()
+	defer ds.c.core.leave()
+	if ds.current() {
+		return cColumnText(ds.s.h, i)
+	}
+	return cDirectFormat(ds.d, v)
+}
 
 var emptyView = []byte{}
 

@@ -609,3 +609,114 @@ func TestDirectAllocations(t *testing.T) {
 		t.Errorf("ColumnText: %v allocations, want 1", a)
 	}
 }
+
+// Rows of numbers are stepped ahead; what the caller reads is the same as
+// one row at a time: values, SQLite's text of every FLOAT, conversions on
+// the row that ends a batch.
+func TestDirectBatchedRows(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	directExec(t, c, "CREATE TABLE t(x REAL, n INTEGER)")
+	ins := mustPrepareDirect(t, c, "INSERT INTO t VALUES (?, ?)")
+	floats := []float64{0, 1, -1, 0.1, 1.0 / 3, 100, 2.5e-300, 123456789012345, 999999999999999, 1e15, 1e16,
+		1e18, -1e18, 9.2e18, 1e300, 4503599627370496.5, 0.25, 1e-7, 12345678.9}
+	for i, f := range floats {
+		if err := ins.Exec(f, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A REAL column keeps integral values as integers: their text is SQLite's.
+	want := map[int]string{}
+	q := mustPrepareDirect(t, c, "SELECT CAST(x AS TEXT) FROM t ORDER BY n")
+	for i := 0; ; i++ {
+		ok, err := q.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		want[i] = q.ColumnText(0)
+	}
+	s := mustPrepareDirect(t, c, "SELECT x, n FROM t ORDER BY n")
+	for round := 0; round < 2; round++ {
+		ahead := false
+		for i := range floats {
+			mustStep(t, s, true)
+			ahead = ahead || s.nb > 1
+			if s.ColumnFloat(0) != floats[i] || s.ColumnInt(1) != i {
+				t.Fatalf("row %d: %v %d", i, s.ColumnFloat(0), s.ColumnInt(1))
+			}
+			if got := s.ColumnText(0); got != want[i] {
+				t.Errorf("row %d: text %q, SQLite's %q", i, got, want[i])
+			}
+			if got := string(s.ColumnRawText(0)); got != want[i] {
+				t.Errorf("row %d: raw text %q, SQLite's %q", i, got, want[i])
+			}
+		}
+		mustStep(t, s, false)
+		if !ahead {
+			t.Error("no row was stepped ahead")
+		}
+	}
+
+	// A TEXT value ends a batch; its row converts with SQLite.
+	m := mustPrepareDirect(t, c, "SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT '3x' UNION ALL SELECT 4.5")
+	for _, want := range []int64{1, 2, 3, 4} {
+		mustStep(t, m, true)
+		if got := m.ColumnInt64(0); got != want {
+			t.Errorf("ColumnInt64 = %d, want %d", got, want)
+		}
+	}
+}
+
+// An error after rows stepped ahead comes after them, with SQLite's message
+// as it was, even when other statements ran in between.
+func TestDirectBatchError(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	s := mustPrepareDirect(t, c, `WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < 10)
+		SELECT x, CASE WHEN x = 6 THEN json('not json') ELSE x END FROM r`)
+	other := mustPrepareDirect(t, c, "SELECT 1")
+	for i := int64(1); i <= 5; i++ {
+		mustStep(t, s, true)
+		if s.ColumnInt64(0) != i {
+			t.Fatalf("row %d: %d", i, s.ColumnInt64(0))
+		}
+		mustStep(t, other, true)
+		other.Reset()
+	}
+	ok, err := s.Step()
+	if ok || err == nil || !strings.Contains(err.Error(), "JSON") || !isCode(err, ErrError) {
+		t.Fatalf("Step after the rows: %v, %v", ok, err)
+	}
+	// The next Step runs the statement again.
+	mustStep(t, s, true)
+	if s.ColumnInt64(0) != 1 {
+		t.Fatal("not from the start")
+	}
+}
+
+// Reset ends the statement's use of the table: a schema change on the same
+// connection (which fails while a statement is active) succeeds after it,
+// whether the rows were stepped ahead to the end or not.
+func TestDirectResetReleases(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	for _, query := range []string{
+		"SELECT count(*) FROM t",          // one row, stepped ahead to the end
+		"SELECT x FROM t",                 // many rows, stopped in the middle
+		"SELECT 'text', x FROM t",         // one row per call
+		"SELECT x FROM t WHERE x = 2 + ?", // with a parameter
+	} {
+		directExec(t, c, "CREATE TABLE t(x)")
+		directExec(t, c, "INSERT INTO t VALUES (1), (2), (3), (4), (5), (6)")
+		s := mustPrepareDirect(t, c, query)
+		if s.BindParameterCount() > 0 {
+			s.BindInt64(1, 1)
+		}
+		mustStep(t, s, true)
+		s.Reset()
+		if _, err := c.ExecContext(context.Background(), "DROP TABLE t", nil); err != nil {
+			t.Fatalf("%s: DROP TABLE after Reset: %v", query, err)
+		}
+		s.Finalize()
+	}
+}
