@@ -240,8 +240,13 @@ func (ds *DirectStmt) Step() (bool, error) {
 	if err := ds.usable(); err != nil {
 		return false, err
 	}
+	// A statement on a row holds the connection already (no cleanup can
+	// claim it): entering again would cost two atomic operations per call.
 	k := ds.c.core
-	k.enter()
+	held := ds.state == directRow
+	if !held {
+		k.enter()
+	}
 	s := ds.s
 	var rc int
 	if len(ds.cols) > 0 && stmtReadonly(s.h) {
@@ -268,21 +273,25 @@ func (ds *DirectStmt) Step() (bool, error) {
 	}
 	switch rc {
 	case sqliteRow:
-		if ds.state != directRow {
+		if !held {
 			ds.state = directRow
 			s.own.hold() // as an open Rows does (lifetime.go)
+			k.leave()
 		}
-		k.leave()
 		return true, nil
 	case sqliteDone:
 		ds.changes, ds.lastID = stmtChanges(s.h), stmtLastInsertID(s.h)
 		ds.halt()
-		k.leave()
+		if !held {
+			k.leave()
+		}
 		return false, nil
 	}
 	err := ds.c.errorFor(rc, &watch{}, 0)
-	ds.halt()
-	k.leave()
+	ds.halt() // after errorFor, which reads SQLite's message while held
+	if !held {
+		k.leave()
+	}
 	return false, err
 }
 
