@@ -19,9 +19,10 @@ import (
 // of it. Each method is named after the C function whose documentation it
 // follows (https://sqlite.org/c3ref/stmt.html).
 //
-// Costs: Step is one cgo call, and it also binds whatever the Bind methods
-// set since the last run, and does a pending Reset or ClearBindings, so that
-// bind, step and reset of a write are one cgo call together. The Bind methods
+// Costs: Step is at most one cgo call (rows of numbers of a read-only
+// statement come several per call), and it also binds whatever the Bind
+// methods set since the last run, and does a pending Reset or ClearBindings,
+// so that bind, step and reset of a write are one cgo call together. The Bind methods
 // write into C memory without a cgo call; column reads read the row that Step
 // described, without a cgo call, except for the conversions SQLite does on
 // request (a number asked for from TEXT, the text of a FLOAT), which cost one.

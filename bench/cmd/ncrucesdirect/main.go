@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/ncruces/go-sqlite3"
@@ -27,10 +28,14 @@ func main() {
 	}})
 }
 
+// sink and value take what the loops read, so that no read is optimized
+// away; they are printed to nobody.
 var (
 	sink  int64
 	value string
 )
+
+func init() { fmt.Fprint(io.Discard, sink, value) }
 
 func conn(db *sql.DB, f func(c *sqlite3.Conn) error) error {
 	return workload.Raw(db, func(dc any) error {
