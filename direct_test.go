@@ -761,3 +761,24 @@ func TestDirectColumnTextRetention(t *testing.T) {
 	}
 	runtime.KeepAlive(kept)
 }
+
+// Without a statement cache, Finalize finalizes.
+func TestDirectWithoutCache(t *testing.T) {
+	c := rawConn(t, "file::memory:?_stmt_cache_size=0")
+	before := liveStatements(c.h)
+	for i := 0; i < 3; i++ {
+		s, err := c.PrepareDirect("SELECT ?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.BindInt64(1, int64(i))
+		mustStep(t, s, true)
+		if s.ColumnInt64(0) != int64(i) {
+			t.Fatal(s.ColumnInt64(0))
+		}
+		s.Finalize()
+		if n := liveStatements(c.h); n != before {
+			t.Fatalf("%d statements live after Finalize, %d before", n, before)
+		}
+	}
+}
