@@ -1415,13 +1415,13 @@ int bridge_direct_format(bridge_direct *d, double v) {
   return (int)strlen(d->num);
 }
 
-/* Whether a row may be followed by others in a batch (see bridge.h). */
-static int bridge_direct_plain(const bridge_col *row, int ncol, int digits) {
+/* Whether a row may be followed by others in a batch (see bridge.h): its
+** TEXT and BLOB values (size bytes) must be copied out first. */
+static int bridge_direct_plain(const bridge_col *row, int ncol, int digits, sqlite3_int64 size, int used) {
   int i;
+  if (size > BRIDGE_BATCH_ROW_BYTES || size > BRIDGE_BATCH_TEXT - used) return 0;
   for (i = 0; i < ncol; i++) {
     switch (row[i].type) {
-    case SQLITE_TEXT:
-    case SQLITE_BLOB: return 0;
     case SQLITE_FLOAT:
       /* Below 1e15 with 15 digits or more, "%!.*g" writes an integral value
       ** as SQLite writes a REAL held as an integer: the digits and ".0". */
@@ -1435,7 +1435,7 @@ static int bridge_direct_plain(const bridge_col *row, int ncol, int digits) {
 
 int bridge_direct_step_batch(bridge_direct *d, int flags, uint64_t gen, int max) {
   bridge_stmt *s = d->s;
-  int n = 0, digits = 0, rc = flags ? bridge_direct_prepare_run(d, flags) : SQLITE_OK;
+  int n = 0, digits = 0, used = 0, rc = flags ? bridge_direct_prepare_run(d, flags) : SQLITE_OK;
   if (rc != SQLITE_OK) {
     s->rc = rc;
     return 0;
@@ -1447,6 +1447,7 @@ int bridge_direct_step_batch(bridge_direct *d, int flags, uint64_t gen, int max)
   if (max < 1) max = 1;
   for (;;) {
     bridge_col *row;
+    sqlite3_int64 size;
     rc = bridge_run(s);
     if (n == 0 && (rc == SQLITE_ROW || rc == SQLITE_DONE)) {
       if (bridge_direct_shape(s) != SQLITE_OK) {
@@ -1467,9 +1468,13 @@ int bridge_direct_step_batch(bridge_direct *d, int flags, uint64_t gen, int max)
     }
     if (rc != SQLITE_ROW) break;
     row = s->batch + (size_t)n * (size_t)s->ncol;
-    (void)bridge_fill_into(s->stmt, row, s->ncol);
+    size = bridge_fill_into(s->stmt, row, s->ncol);
     n++;
-    if (n == max || !bridge_direct_plain(row, s->ncol, digits)) break;
+    if (n == max || !bridge_direct_plain(row, s->ncol, digits, size, used)) break;
+    if (size) {
+      if (!s->text && !(s->text = (unsigned char *)malloc(BRIDGE_BATCH_TEXT))) break;
+      bridge_copy_out(s, row, &used);
+    }
   }
   if (rc == SQLITE_DONE) {
     s->changes = sqlite3_changes64(s->conn->db);

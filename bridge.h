@@ -535,12 +535,14 @@ int bridge_direct_step(bridge_direct *d, int flags, uint64_t gen);
 /* flags, then steps up to max rows into s->batch (row k at
 ** s->batch[k*ncol]) in this one call, for read-only statements, as
 ** bridge_step_batch does for database/sql; s->rc is the result of the last
-** step, SQLITE_ROW when the batch ended on a row. A batch ends after a row
-** that holds TEXT or BLOB (its values stay in SQLite's memory until the next
-** step), or a FLOAT of 1e15 or more in magnitude (or any FLOAT when the
-** connection renders floats with fewer than 15 digits): so every row before
-** the last holds only values whose conversions need no statement (see
-** bridge_direct_format). Returns the number of rows. */
+** step, SQLITE_ROW when the batch ended on a row. The TEXT and BLOB values
+** of a row of at most BRIDGE_BATCH_ROW_BYTES such bytes are copied to s->text
+** (up to BRIDGE_BATCH_TEXT per batch, valid until the next call on the
+** statement) and the batch goes on; a row with more ends the batch, its
+** values left in SQLite's memory until the next step. So does a FLOAT of
+** 1e15 or more in magnitude (or any FLOAT when the connection renders floats
+** with fewer than 15 digits), so that the text of every FLOAT on a row before
+** the last is bridge_direct_format's. Returns the number of rows. */
 int bridge_direct_step_batch(bridge_direct *d, int flags, uint64_t gen, int max);
 
 /* Writes v into d->num as SQLite renders a FLOAT as text ("%!.*g" with the

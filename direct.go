@@ -209,19 +209,21 @@ func (ds *DirectStmt) Close() error { return ds.Finalize() }
 // the same cgo call. After the end, Step runs the statement again from the
 // start, as SQLite does.
 //
-// A read-only statement's rows of numbers and NULLs are stepped a few at a
-// time (2, doubling up to 64), in one cgo call: Step then costs no cgo call
-// for the rows stepped ahead. So SQL functions of such a SELECT may run for a
-// few rows before Step returns them, and an error comes after the rows
-// before it. A row with TEXT or BLOB values ends such a batch, so that its
-// values are read where SQLite keeps them.
+// A read-only statement's rows are stepped a few at a time (2, doubling up
+// to 64), in one cgo call: Step then costs no cgo call for the rows stepped
+// ahead, and a query's last row comes with its end, so that Reset costs no
+// call either. So SQL functions of such a SELECT may run for a few rows
+// before Step returns them, and an error comes after the rows before it. The
+// TEXT and BLOB values of such rows are copied out of SQLite (256 bytes per
+// row, 4 KiB per call at most); a row with more ends the batch, and is read
+// where SQLite keeps it.
 //
 // Cost: at most one cgo call; no allocation.
 func (ds *DirectStmt) Step() (bool, error) {
+	if err := ds.usable(); err != nil {
+		return false, err
+	}
 	if ds.bi+1 < ds.nb {
-		if err := ds.usable(); err != nil {
-			return false, err
-		}
 		ds.bi++
 		n := len(ds.cols)
 		ds.cols = ds.batch[ds.bi*n : (ds.bi+1)*n : (ds.bi+1)*n]
@@ -237,9 +239,6 @@ func (ds *DirectStmt) Step() (bool, error) {
 			ds.halt()
 			return false, err
 		}
-	}
-	if err := ds.usable(); err != nil {
-		return false, err
 	}
 	// A statement on a row holds the connection already (no cleanup can
 	// claim it): entering again would cost two atomic operations per call.
@@ -820,9 +819,7 @@ func (ds *DirectStmt) ColumnInt64(i int) int64 {
 	case typeFloat:
 		v = floatToInt64(c.float64())
 	case typeText, typeBlob:
-		ds.c.core.enter()
-		v = cColumnInt64(ds.s.h, i)
-		ds.c.core.leave()
+		v, _ = ds.textNumber(i, c.bytes())
 	}
 	runtime.KeepAlive(ds)
 	return v
@@ -860,12 +857,43 @@ func (ds *DirectStmt) ColumnFloat(i int) float64 {
 	case typeInteger:
 		v = float64(c.int64())
 	case typeText, typeBlob:
-		ds.c.core.enter()
-		v = cColumnDouble(ds.s.h, i)
-		ds.c.core.leave()
+		_, v = ds.textNumber(i, c.bytes())
 	}
 	runtime.KeepAlive(ds)
 	return v
+}
+
+// textNumber is SQLite's conversion of TEXT or BLOB column i, b, to an
+// INTEGER and a FLOAT (sqlite3_column_int64, sqlite3_column_double): from the
+// statement on its current row (one cgo call each); for a row stepped ahead,
+// whose bytes the bridge copied out, through SQLite all the same: b is bound
+// to a cached "SELECT ?1" on the connection and read back (three cgo calls).
+func (ds *DirectStmt) textNumber(i int, b []byte) (int64, float64) {
+	c := ds.c
+	c.core.enter()
+	defer c.core.leave()
+	if ds.current() {
+		return cColumnInt64(ds.s.h, i), cColumnDouble(ds.s.h, i)
+	}
+	s, _, rc, err := c.prepareCached("SELECT ?1", 0)
+	if err != nil || rc != sqliteOK || s == nil {
+		return 0, 0
+	}
+	defer c.release(s)
+	if cReserve(c.h, 1, int64(len(b))) != sqliteOK {
+		return 0, 0
+	}
+	arg := [1]driver.NamedValue{{Ordinal: 1, Value: unsafe.String(unsafe.SliceData(b), len(b))}}
+	if _, err := putArgs(argSlots(c.h)[:1], arg[:], argArena(c.h), false); err != nil {
+		return 0, 0
+	}
+	if cQuery(s.h, 0) != sqliteRow {
+		cReset(s.h)
+		return 0, 0
+	}
+	iv, fv := cColumnInt64(s.h, 0), cColumnDouble(s.h, 0)
+	cReset(s.h)
+	return iv, fv
 }
 
 // ColumnText returns column i as text, in a new string that the caller may

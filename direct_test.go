@@ -782,3 +782,51 @@ func TestDirectWithoutCache(t *testing.T) {
 		}
 	}
 }
+
+// TEXT converted to numbers: the same on a row stepped ahead (its bytes
+// copied out of SQLite), on the statement's current row, and in SQL (CAST).
+func TestDirectTextConversionsAhead(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	directExec(t, c, "CREATE TABLE t(v)")
+	ins := mustPrepareDirect(t, c, "INSERT INTO t VALUES (?)")
+	for _, v := range []any{"12", "3x", " 7.5e1x", "-0", "9223372036854775808", "-9223372036854775809", "1e400",
+		"abc", "", "0x10", "  +5  ", "1.5", "2.5e3", []byte("31"), []byte("4.25z")} {
+		if err := ins.Exec(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type conv struct {
+		i int64
+		f float64
+	}
+	var want []conv
+	q := mustPrepareDirect(t, c, "SELECT CAST(v AS INTEGER), CAST(v AS REAL) FROM t ORDER BY rowid")
+	for {
+		ok, err := q.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		want = append(want, conv{q.ColumnInt64(0), q.ColumnFloat(1)})
+	}
+	for _, query := range []string{
+		"SELECT v FROM t ORDER BY rowid",                      // short rows: stepped ahead, copied
+		"SELECT v, printf('%0300d', 0) FROM t ORDER BY rowid", // long rows: one per call, current
+	} {
+		s := mustPrepareDirect(t, c, query)
+		ahead := false
+		for k, w := range want {
+			mustStep(t, s, true)
+			ahead = ahead || s.nb > 1
+			if got := (conv{s.ColumnInt64(0), s.ColumnFloat(0)}); got != w {
+				t.Errorf("%s: row %d (%q): %v, want %v", query, k, s.ColumnText(0), got, w)
+			}
+		}
+		mustStep(t, s, false)
+		if strings.Contains(query, "printf") == ahead {
+			t.Errorf("%s: stepped ahead: %v", query, ahead)
+		}
+	}
+}
