@@ -515,4 +515,90 @@ int bridge_changeset_apply(sqlite3 *db, const void *p, int n, uintptr_t handle, 
 ** assumes a well-formed changeset. */
 int bridge_changeset_invert(const void *p, int n, int *nout, void **out);
 
+/* ---- direct statement API (bridge_direct.go, direct.go) ----
+**
+** A bridge_direct is the Go DirectStmt's C side: the statement's own array of
+** parameter values, written by Go (BindInt64, BindText, ...) and bound by the
+** next call that steps, so that binding, stepping and resetting a write costs
+** one cgo call; and the rows of a bulk execution. Allocated by
+** bridge_direct_new, freed by bridge_direct_free (which never touches the
+** statement: it may run after the connection closed). Go reads and writes
+** its fields without cgo calls. */
+typedef struct bridge_direct {
+  bridge_stmt *s;
+  bridge_arg *args;    /* nargs values; type 0: nothing to bind for that parameter */
+  int nargs;
+  int done;            /* rows completed by bridge_direct_exec_rows */
+  char *arena;         /* TEXT/BLOB bytes of args and rows, copied by Go */
+  sqlite3_int64 arena_cap;
+  bridge_arg *rows;    /* rows_cap rows of nargs values, for bridge_direct_exec_rows */
+  int rows_cap;
+  char num[64];        /* the text of a FLOAT, written by bridge_direct_format */
+} bridge_direct;
+
+/* What a call does before it binds and steps (flags argument). */
+#define BRIDGE_DIRECT_RESET 1 /* sqlite3_reset */
+#define BRIDGE_DIRECT_CLEAR 2 /* sqlite3_clear_bindings */
+#define BRIDGE_DIRECT_BIND 4  /* bind the args whose type is not 0, then set it to 0 */
+
+/* NULL when out of memory. */
+bridge_direct *bridge_direct_new(bridge_stmt *s);
+
+/* Frees d, its arena and the owned (malloc'd) values it has not bound. */
+void bridge_direct_free(bridge_direct *d);
+
+/* Makes room for n arena bytes (the arena's contents are not kept) and rows
+** of bulk values. */
+int bridge_direct_reserve(bridge_direct *d, sqlite3_int64 n, int rows);
+
+/* Does what flags say (reset, clear, bind) without stepping. */
+int bridge_direct_prepare_run(bridge_direct *d, int flags);
+
+/* flags, then one sqlite3_step, the row into s->cols. After SQLite
+** re-prepared the statement, the columns are described again first (s->shape
+** changes). On SQLITE_DONE, s->changes and s->last_id are set. */
+int bridge_direct_step(bridge_direct *d, int flags, uint64_t gen);
+
+/* flags, then steps up to max rows into s->batch (row k at
+** s->batch[k*ncol]) in this one call, for read-only statements, as
+** bridge_step_batch does for database/sql; s->rc is the result of the last
+** step, SQLITE_ROW when the batch ended on a row. The TEXT and BLOB values
+** of a row of at most BRIDGE_BATCH_ROW_BYTES such bytes are copied to s->text
+** (up to BRIDGE_BATCH_TEXT per batch, valid until the next call on the
+** statement) and the batch goes on; a row with more ends the batch, its
+** values left in SQLite's memory until the next step. So does a FLOAT of
+** 1e15 or more in magnitude (or any FLOAT when the connection renders floats
+** with fewer than 15 digits), so that the text of every FLOAT on a row before
+** the last is bridge_direct_format's. Returns the number of rows. */
+int bridge_direct_step_batch(bridge_direct *d, int flags, uint64_t gen, int max);
+
+/* Writes v into d->num as SQLite renders a FLOAT as text ("%!.*g" with the
+** connection's SQLITE_DBCONFIG_FP_DIGITS); returns its length. SQLite renders
+** a REAL it holds as an integer differently above 1e15 (digits, ".0"). */
+int bridge_direct_format(bridge_direct *d, double v);
+
+/* flags, then steps to the end (rows discarded), sets s->changes and
+** s->last_id, and resets. */
+int bridge_direct_exec(bridge_direct *d, int flags, uint64_t gen);
+
+/* Runs the statement once per row of d->rows[0:n*nargs] (reset, bind every
+** parameter, step to the end), all in this call. Stops at the first error:
+** d->done is the number of rows completed (the failing row is d->done), the
+** owned values of the rows not bound are freed. Leaves the statement reset,
+** s->changes the sum of the rows' changes and s->last_id the last rowid. */
+int bridge_direct_exec_rows(bridge_direct *d, int n, uint64_t gen);
+
+static inline int bridge_direct_step_h(uintptr_t d, int flags, uint64_t gen) {
+  return bridge_direct_step((bridge_direct *)d, flags, gen);
+}
+static inline int bridge_direct_step_batch_h(uintptr_t d, int flags, uint64_t gen, int max) {
+  return bridge_direct_step_batch((bridge_direct *)d, flags, gen, max);
+}
+static inline int bridge_direct_exec_h(uintptr_t d, int flags, uint64_t gen) {
+  return bridge_direct_exec((bridge_direct *)d, flags, gen);
+}
+static inline int bridge_direct_exec_rows_h(uintptr_t d, int n, uint64_t gen) {
+  return bridge_direct_exec_rows((bridge_direct *)d, n, gen);
+}
+
 #endif

@@ -82,7 +82,23 @@ func wideFill() string {
 // of moving text out of SQLite dominates. RawBytes shows the driver's own
 // cost; String adds database/sql's copy into Go strings.
 func wideScan[T any](b *testing.B, e *env, dest func([]T) []any) error {
-	db, err := once(e, "wide", func() (*sql.DB, error) {
+	db, err := e.wideDB()
+	if err != nil {
+		return err
+	}
+	d := dest(make([]T, wideCols))
+	return perRow(b, wideRows, func() (int, error) {
+		rows, err := db.Query(sqlWideScan)
+		if err != nil {
+			return 0, err
+		}
+		return scanAll(rows, d...)
+	})
+}
+
+// wideDB holds the WideScan table.
+func (e *env) wideDB() (*sql.DB, error) {
+	return once(e, "wide", func() (*sql.DB, error) {
 		db, err := e.memory()
 		if err != nil {
 			return nil, err
@@ -103,29 +119,12 @@ func wideScan[T any](b *testing.B, e *env, dest func([]T) []any) error {
 		}
 		return db, nil
 	})
-	if err != nil {
-		return err
-	}
-	d := dest(make([]T, wideCols))
-	return perRow(b, wideRows, func() (int, error) {
-		rows, err := db.Query(sqlWideScan)
-		if err != nil {
-			return 0, err
-		}
-		return scanAll(rows, d...)
-	})
 }
 
 // intScan reads 1,000,000 rows of (INTEGER, INTEGER, REAL), where per-row and
 // per-column overhead dominates since no value needs copying.
 func intScan(b *testing.B, e *env) error {
-	db, err := once(e, "ints", func() (*sql.DB, error) {
-		db, err := e.memory()
-		if err != nil {
-			return nil, err
-		}
-		return db, execAll(db, "CREATE TABLE ints (a INTEGER, b INTEGER, c REAL)", sqlIntFill)
-	})
+	db, err := e.intDB()
 	if err != nil {
 		return err
 	}
@@ -143,13 +142,7 @@ func intScan(b *testing.B, e *env) error {
 // batchInsert inserts 100,000 rows per op in one transaction through one
 // prepared statement: the bind/step/reset path with no commit cost per row.
 func batchInsert(b *testing.B, e *env) error {
-	db, err := once(e, "batch", func() (*sql.DB, error) {
-		db, err := e.memory()
-		if err != nil {
-			return nil, err
-		}
-		return db, execAll(db, "CREATE TABLE batch (id INTEGER PRIMARY KEY, n INTEGER, f REAL, s TEXT)")
-	})
+	db, err := e.batchDB()
 	if err != nil {
 		return err
 	}
@@ -196,6 +189,28 @@ func batchInsert(b *testing.B, e *env) error {
 		return fmt.Errorf("batch has %d rows, want %d", n, batchRows)
 	}
 	return nil
+}
+
+// intDB holds the IntScan table.
+func (e *env) intDB() (*sql.DB, error) {
+	return once(e, "ints", func() (*sql.DB, error) {
+		db, err := e.memory()
+		if err != nil {
+			return nil, err
+		}
+		return db, execAll(db, "CREATE TABLE ints (a INTEGER, b INTEGER, c REAL)", sqlIntFill)
+	})
+}
+
+// batchDB holds the BatchInsert table.
+func (e *env) batchDB() (*sql.DB, error) {
+	return once(e, "batch", func() (*sql.DB, error) {
+		db, err := e.memory()
+		if err != nil {
+			return nil, err
+		}
+		return db, execAll(db, "CREATE TABLE batch (id INTEGER PRIMARY KEY, n INTEGER, f REAL, s TEXT)")
+	})
 }
 
 // pointDB is a WAL-mode file of 100,000 (id INTEGER PRIMARY KEY, v TEXT)

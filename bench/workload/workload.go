@@ -39,6 +39,10 @@ type Driver struct {
 	RegisterAdd func(driverConn any) error
 	// Skip names workloads the driver cannot run, with the reason.
 	Skip map[string]string
+	// Direct, when set, makes the program run the driver's direct API
+	// instead of database/sql: the workloads it names (of DirectWorkloads)
+	// with their functions, the others skipped.
+	Direct map[string]DirectFunc
 }
 
 // Workload is one benchmark. Names are stable: they are the benchmark names
@@ -135,6 +139,14 @@ func Run(d Driver, names []string, report func(Result)) error {
 		}
 		if why, ok := d.Skip[w.Name]; ok {
 			report(Result{Name: w.Name, Skip: why})
+			continue
+		}
+		if d.Direct != nil {
+			if f, ok := d.Direct[w.Name]; ok {
+				report(runDirect(e, w.Name, f))
+			} else {
+				report(Result{Name: w.Name, Skip: "a database/sql workload; this program runs the direct API"})
+			}
 			continue
 		}
 		report(runOne(e, w))

@@ -42,6 +42,12 @@ import (
 // programs in cmd/<name>.
 var allDrivers = []string{"c", "nop", "cfloor", "ours", "mattn", "modernc", "ncruces"}
 
+// directDrivers run drivers' own statement APIs instead of database/sql
+// (cmd/direct: this driver's DirectStmt; cmd/ncrucesdirect: ncruces's
+// sqlite3.Stmt), on the workloads of workload.DirectWorkloads. They run only
+// when named: -drivers c,ours,direct,ncrucesdirect -only 'IntScan|...'.
+var directDrivers = []string{"direct", "ncrucesdirect"}
+
 func main() {
 	rounds := flag.Int("rounds", 5, "rounds: each runs every driver once, in a rotating order")
 	benchtime := flag.String("benchtime", "500ms", "time (or Nx count) per workload per round, as go test -benchtime")
@@ -218,11 +224,11 @@ func parseDrivers(s string) ([]string, error) {
 	for d := range strings.SplitSeq(s, ",") {
 		d = strings.TrimSpace(d)
 		ok := false
-		for _, a := range allDrivers {
+		for _, a := range append(allDrivers[:len(allDrivers):len(allDrivers)], directDrivers...) {
 			ok = ok || a == d
 		}
 		if !ok {
-			return nil, fmt.Errorf("unknown driver %q (have %s)", d, strings.Join(allDrivers, ", "))
+			return nil, fmt.Errorf("unknown driver %q (have %s, %s)", d, strings.Join(allDrivers, ", "), strings.Join(directDrivers, ", "))
 		}
 		ds = append(ds, d)
 	}

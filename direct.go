@@ -1,0 +1,464 @@
+//go:build cgo
+
+package sqlite3
+
+import (
+	"database/sql"
+	"runtime"
+	"strconv"
+	"unsafe"
+)
+
+// DirectStmt is a prepared statement driven by SQLite's own C API, for the
+// hot loops of a database/sql program: reach the connection through
+// (*sql.Conn).Raw (or a ConnectHook), and prepare with PrepareDirect. It runs
+// on the same connection as database/sql, so inside a transaction
+// (sql.Tx's connection, or a sql.Conn that began one) its statements are part
+// of it. Each method is named after the C function whose documentation it
+// follows (https://sqlite.org/c3ref/stmt.html).
+//
+// Costs: Step is at most one cgo call (rows of numbers of a read-only
+// statement come several per call), and it also binds whatever the Bind
+// methods set since the last run, and does a pending Reset or ClearBindings,
+// so that bind, step and reset of a write are one cgo call together. The Bind methods
+// write into C memory without a cgo call; column reads read the row that Step
+// described, without a cgo call, except for the conversions SQLite does on
+// request (a number asked for from TEXT, the text of a FLOAT), which cost one.
+// Reading a number or a view allocates nothing; ColumnText allocates its
+// string.
+//
+// A DirectStmt belongs to its connection: use it only while you hold that
+// connection (inside Raw, or on a sql.Conn, from one goroutine at a time),
+// and Finalize it before you let the connection go back to the pool. One
+// collected without Finalize is finalized for you (never a crash), and one
+// left on a row keeps the connection's read lock until then.
+//
+// Misuse is an Error (ErrMisuse, ErrRange), never a crash: a Step or Bind
+// after Finalize or after the connection closed, a Bind while a run is in
+// progress (as in C: Reset first), a parameter index out of range. Column
+// reads with no current row (before the first Step, after the last, after
+// Reset) or with a column index out of range read as NULL, as SQLite's C API
+// does.
+type DirectStmt struct {
+	c     *SQLiteConn
+	s     *SQLiteStmt
+	d     directHandle
+	cols  []rowCol  // the bridge's row buffer (C memory), as of the last step
+	args  []argSlot // parameter values for the next run (C memory)
+	arena []byte    // their TEXT/BLOB bytes (C memory)
+	used  int       // arena bytes of values not yet bound
+	flags int       // directReset/Clear/Bind: what the next run does first
+	state uint8
+	dirty bool // bound or run since the bindings were last cleared
+	final bool // finalized
+
+	// view holds the copies that ColumnBytes and ColumnRawText return, until
+	// the next step reuses it.
+	view    []byte
+	viewOff int
+
+	bulkShort bool // ExecColumns: the arena ended the last call before bulkRows rows
+
+	changes, lastID int64 // Changes and LastInsertRowID
+
+	// Rows of a read-only statement stepped ahead (bridge_direct_step_batch):
+	// nb rows in batch, the caller on row bi; brc is the result of the step
+	// after them, berr its error, built at once while SQLite's message is
+	// current; ahead is the size of the next batch.
+	batch  []rowCol
+	nb, bi int
+	brc    int
+	berr   error
+	ahead  int
+
+	cleanup runtime.Cleanup
+}
+
+// Where a DirectStmt is in a run.
+const (
+	directReady  = iota // reset: binds allowed
+	directRow           // Step returned a row: the connection is held
+	directHalted        // Step returned the end or an error
+)
+
+// Datatype is the storage class of a value (sqlite3_column_type,
+// https://sqlite.org/c3ref/c_blob.html).
+type Datatype int
+
+// The storage classes, with SQLite's values.
+const (
+	TypeInteger Datatype = typeInteger
+	TypeFloat   Datatype = typeFloat
+	TypeText    Datatype = typeText
+	TypeBlob    Datatype = typeBlob
+	TypeNull    Datatype = typeNull
+)
+
+// String returns SQLite's name of the storage class.
+func (t Datatype) String() string {
+	switch t {
+	case TypeInteger:
+		return "INTEGER"
+	case TypeFloat:
+		return "FLOAT"
+	case TypeText:
+		return "TEXT"
+	case TypeBlob:
+		return "BLOB"
+	case TypeNull:
+		return "NULL"
+	}
+	return "Datatype(" + itoa(int(t)) + ")"
+}
+
+// directError is a misuse of the direct API, with the code C would return.
+func directError(code ErrNo, msg string) error {
+	return Error{Code: code, ExtendedCode: ErrNoExtended(code), offset: -1, err: "sqlite3: " + msg}
+}
+
+// PrepareDirect prepares one statement for the direct API
+// (sqlite3_prepare_v3, https://sqlite.org/c3ref/prepare.html), through the
+// connection's statement cache: the statement of a query prepared before on
+// this connection is reused, and Finalize hands it back. Text after the first
+// statement other than spaces, comments and semicolons is an error.
+//
+// Cost: one cgo call to prepare (none on a cache hit), and one allocation
+// of C memory for the statement's parameter values.
+func (c *SQLiteConn) PrepareDirect(query string) (*DirectStmt, error) {
+	if err := c.usable(); err != nil {
+		return nil, err
+	}
+	c.core.enter()
+	defer c.core.leave()
+	if restore := c.nest(); restore != nil {
+		defer restore()
+	}
+	s, tail, rc, err := c.prepareCached(query, 0)
+	if err != nil {
+		return nil, err
+	}
+	if rc != sqliteOK {
+		return nil, errorFor(c.h, rc, 0)
+	}
+	if s == nil {
+		return nil, driverError("query has no SQL statement")
+	}
+	if tail < len(query) {
+		s.cacheKey = ""
+		s.finalize()
+		return nil, driverError("PrepareDirect takes one statement")
+	}
+	d := cDirectNew(s.h)
+	if d == nil {
+		c.release(s)
+		return nil, Error{Code: ErrNomem, ExtendedCode: ErrNoExtended(ErrNomem), offset: -1}
+	}
+	ds := &DirectStmt{c: c, s: s, d: d, cols: s.cols, args: directArgs(d),
+		// A statement from the cache may hold another run's bindings.
+		flags: directReset | directClear}
+	ds.cleanup = runtime.AddCleanup(ds, cDirectFree, d)
+	return ds, nil
+}
+
+// usable reports why the statement cannot run now.
+func (ds *DirectStmt) usable() error {
+	if ds.final {
+		return directError(ErrMisuse, "statement is finalized")
+	}
+	if ds.c.closed {
+		return directError(ErrMisuse, "connection is closed")
+	}
+	if ds.c.txLost {
+		return errTxLost
+	}
+	return nil
+}
+
+// Finalize ends the use of the statement (sqlite3_finalize,
+// https://sqlite.org/c3ref/finalize.html): it goes back to the connection's
+// statement cache, reset and its bindings cleared, or is finalized. Calling
+// it again does nothing. Column views from it must no longer be used.
+func (ds *DirectStmt) Finalize() error {
+	if ds.final {
+		return nil
+	}
+	ds.final = true
+	ds.cleanup.Stop()
+	k := ds.c.core
+	k.enter()
+	if !ds.c.closed && (ds.state != directReady || ds.dirty) {
+		cReset(ds.s.h) // no lock held and no bound value kept while idle
+	}
+	ds.s.own.release()
+	ds.c.release(ds.s)
+	k.leave()
+	cDirectFree(ds.d)
+	ds.d, ds.s, ds.cols, ds.args, ds.arena = nil, nil, nil, nil, nil
+	ds.state = directReady
+	return nil
+}
+
+// Close is Finalize, for io.Closer.
+func (ds *DirectStmt) Close() error { return ds.Finalize() }
+
+// Step runs the statement to its next row (sqlite3_step,
+// https://sqlite.org/c3ref/step.html): true when there is one, false at the
+// end or on error. The values bound since the last run are bound first, in
+// the same cgo call. After the end, Step runs the statement again from the
+// start, as SQLite does.
+//
+// A read-only statement's rows are stepped a few at a time (2, doubling up
+// to 64), in one cgo call: Step then costs no cgo call for the rows stepped
+// ahead, and a query's last row comes with its end, so that Reset costs no
+// call either. So SQL functions of such a SELECT may run for a few rows
+// before Step returns them, and an error comes after the rows before it. The
+// TEXT and BLOB values of such rows are copied out of SQLite (256 bytes per
+// row, 4 KiB per call at most); a row with more ends the batch, and is read
+// where SQLite keeps it.
+//
+// Cost: at most one cgo call; no allocation.
+func (ds *DirectStmt) Step() (bool, error) {
+	if err := ds.usable(); err != nil {
+		return false, err
+	}
+	if ds.bi+1 < ds.nb {
+		ds.bi++
+		n := len(ds.cols)
+		ds.cols = ds.batch[ds.bi*n : (ds.bi+1)*n : (ds.bi+1)*n]
+		ds.viewOff = 0
+		return true, nil
+	}
+	if ds.nb > 0 {
+		ds.nb = 0
+		if ds.brc != sqliteRow {
+			// The statement ended after the batch's rows.
+			err := ds.berr
+			ds.berr = nil
+			ds.halt()
+			return false, err
+		}
+	}
+	// A statement on a row holds the connection already (no cleanup can
+	// claim it): entering again would cost two atomic operations per call.
+	k := ds.c.core
+	held := ds.state == directRow
+	if !held {
+		k.enter()
+	}
+	s := ds.s
+	var rc int
+	if len(ds.cols) > 0 && stmtReadonly(s.h) {
+		ds.ahead = min(max(2*ds.ahead, 2), maxAhead, max(aheadCells/len(ds.cols), 1))
+		n := cDirectStepBatch(ds.d, ds.flags, 0, ds.ahead)
+		rc = stmtRC(s.h)
+		ds.afterRun(s)
+		if n > 0 {
+			ncol := len(s.cols)
+			ds.batch = stmtBatch(s.h, n)
+			ds.nb, ds.bi, ds.brc = n, 0, rc
+			if rc != sqliteRow && rc != sqliteDone {
+				ds.berr = ds.c.errorFor(rc, &watch{}, 0)
+			} else if rc == sqliteDone {
+				ds.changes, ds.lastID = stmtChanges(s.h), stmtLastInsertID(s.h)
+			}
+			ds.cols = ds.batch[:ncol:ncol]
+			rc = sqliteRow
+		}
+	} else {
+		rc = cDirectStep(ds.d, ds.flags, 0)
+		ds.afterRun(s)
+		ds.cols = s.cols
+	}
+	switch rc {
+	case sqliteRow:
+		if !held {
+			ds.state = directRow
+			s.own.hold() // as an open Rows does (lifetime.go)
+			k.leave()
+		}
+		return true, nil
+	case sqliteDone:
+		ds.changes, ds.lastID = stmtChanges(s.h), stmtLastInsertID(s.h)
+		ds.halt()
+		if !held {
+			k.leave()
+		}
+		return false, nil
+	}
+	err := ds.c.errorFor(rc, &watch{}, 0)
+	ds.halt() // after errorFor, which reads SQLite's message while held
+	if !held {
+		k.leave()
+	}
+	return false, err
+}
+
+// afterRun records what a call that ran the statement did: the flags and
+// values it applied, and a new column shape after SQLite re-prepared it.
+func (ds *DirectStmt) afterRun(s *SQLiteStmt) {
+	ds.flags = 0
+	ds.used = 0
+	ds.dirty = true
+	ds.viewOff = 0
+	if stmtShape(s.h) != s.shape {
+		s.readShape()
+		ds.cols = s.cols
+	}
+}
+
+// halt marks the run ended, and the connection no longer held.
+func (ds *DirectStmt) halt() {
+	if ds.state == directRow {
+		ds.s.own.release()
+	}
+	ds.state = directHalted
+	ds.nb, ds.ahead = 0, 0
+}
+
+// current reports whether the row the caller reads is the statement's
+// current row in SQLite (not one stepped ahead), which SQLite's conversions
+// need.
+func (ds *DirectStmt) current() bool {
+	return ds.nb == 0 || ds.bi == ds.nb-1 && ds.brc == sqliteRow
+}
+
+// Reset makes the statement ready to run again from the start
+// (sqlite3_reset, https://sqlite.org/c3ref/reset.html), keeping its
+// bindings. A statement stopped on a row is reset at once (one cgo call),
+// which ends its read transaction; one that ran to its end (or failed) holds
+// nothing, and is reset by the next Step or Exec, in that call. Errors of the
+// last run were Step's: Reset returns nil unless the statement is finalized.
+func (ds *DirectStmt) Reset() error {
+	if ds.final {
+		return directError(ErrMisuse, "statement is finalized")
+	}
+	if ds.state == directRow && ds.nb > 0 && ds.brc != sqliteRow {
+		// The statement has already run to its end (after the rows stepped
+		// ahead) and holds nothing: reset it with the next run.
+		ds.halt()
+	}
+	switch ds.state {
+	case directRow:
+		k := ds.c.core
+		k.enter()
+		if !ds.c.closed {
+			cDirectPrepareRun(ds.d, ds.flags|directReset)
+		}
+		ds.flags = 0
+		ds.halt()
+		k.leave()
+	case directHalted:
+		ds.flags |= directReset
+	}
+	ds.state = directReady
+	return nil
+}
+
+// ClearBindings sets every parameter to NULL (sqlite3_clear_bindings,
+// https://sqlite.org/c3ref/clear_bindings.html), in the next run's cgo call.
+func (ds *DirectStmt) ClearBindings() error {
+	if ds.final {
+		return directError(ErrMisuse, "statement is finalized")
+	}
+	ds.dropPending()
+	ds.flags = ds.flags&^directBind | directClear
+	return nil
+}
+
+// dropPending forgets the values bound since the last run.
+func (ds *DirectStmt) dropPending() {
+	for i := range ds.args {
+		a := &ds.args[i]
+		if a.typ != 0 && a.own != 0 {
+			cFree(*(*unsafe.Pointer)(unsafe.Pointer(&a.v)))
+		}
+		a.typ, a.own = 0, 0
+	}
+	ds.used = 0
+}
+
+// Exec runs the statement to its end in one cgo call (reset, bind, step until
+// done, reset), for writes. With arguments, every parameter is bound anew:
+// positional arguments in order, sql.Named ones by name, each parameter
+// exactly once, of the types database/sql accepts (nil, integers, floats,
+// bool, string, []byte, time.Time, ZeroBlob, driver.Valuer). Without, it runs
+// with the values bound so far. A run in progress is reset first. Rows a
+// statement returns are discarded. Changes and LastInsertRowID report on it.
+//
+// Cost: one cgo call; no allocation for numbers and for strings and byte
+// slices under 64 KiB, beyond the boxing of arguments Go does at the call.
+func (ds *DirectStmt) Exec(args ...any) error {
+	if err := ds.usable(); err != nil {
+		return err
+	}
+	if ds.state != directReady {
+		ds.halt()
+		ds.state = directReady
+		ds.flags |= directReset
+	}
+	if len(args) > 0 {
+		if err := ds.bindAll(args); err != nil {
+			ds.dropPending()
+			ds.flags = ds.flags&^directBind | directClear
+			return err
+		}
+	}
+	k := ds.c.core
+	k.enter()
+	rc := cDirectExec(ds.d, ds.flags, 0)
+	ds.flags, ds.used = 0, 0
+	ds.dirty = true
+	ds.changes, ds.lastID = stmtChanges(ds.s.h), stmtLastInsertID(ds.s.h)
+	var err error
+	if rc != sqliteOK {
+		err = ds.c.errorFor(rc, &watch{}, 0)
+	}
+	k.leave()
+	return err
+}
+
+// bindAll binds args to every parameter (Exec).
+func (ds *DirectStmt) bindAll(args []any) error {
+	ds.dropPending()
+	ds.flags |= directClear
+	pos := 0
+	var set uint64 // parameters 1..64 given a value, to catch a name given twice
+	for _, a := range args {
+		i, v := 0, a
+		if na, ok := a.(sql.NamedArg); ok {
+			if i = ds.BindParameterIndex(na.Name); i == 0 {
+				return driverError("no parameter named " + strconv.Quote(na.Name))
+			}
+			v = na.Value
+		} else {
+			pos++
+			i = pos
+		}
+		if i <= 64 {
+			if set&(1<<(i-1)) != 0 {
+				return driverError("parameter " + itoa(i) + " given two values")
+			}
+			set |= 1 << (i - 1)
+		}
+		if i > len(ds.args) {
+			return driverError("too many arguments: " + itoa(len(args)) + " given, the statement has " + itoa(len(ds.args)) + " parameters")
+		}
+		if err := ds.bindValue(i, v); err != nil {
+			return err
+		}
+	}
+	if len(args) != len(ds.args) {
+		return driverError("the statement has " + itoa(len(ds.args)) + " parameters, " + itoa(len(args)) + " arguments given")
+	}
+	return nil
+}
+
+// Changes returns the rows changed by the statement's last Exec, ExecColumns
+// (all its rows), or the Step that ended its run (sqlite3_changes64,
+// https://sqlite.org/c3ref/changes.html). No cgo call.
+func (ds *DirectStmt) Changes() int64 { return ds.changes }
+
+// LastInsertRowID returns the connection's last inserted rowid as of the
+// same moment as Changes (sqlite3_last_insert_rowid,
+// https://sqlite.org/c3ref/last_insert_rowid.html). No cgo call.
+func (ds *DirectStmt) LastInsertRowID() int64 { return ds.lastID }
