@@ -42,7 +42,7 @@ func BenchmarkDirect(b *testing.B) {
 	b.Run("BatchInsert/api=sql", BenchmarkBatchInsert)
 	b.Run("BatchInsert/api=direct", func(b *testing.B) { benchDirectBatchInsert(b, false) })
 	b.Run("BatchInsert/api=columns", func(b *testing.B) { benchDirectBatchInsert(b, true) })
-	b.Run("Stmt/api=sql", func(b *testing.B) { benchSuiteStmt(b, &benchSuiteDB{DB: benchOpenMemory(b)}) })
+	b.Run("Stmt/api=sql", func(b *testing.B) { (&benchSuite{db: benchOpenMemory(b)}).stmt(b) })
 	b.Run("Stmt/api=direct", benchDirectStmt)
 }
 
