@@ -220,47 +220,43 @@ func cFree(p unsafe.Pointer) { C.free(p) }
 
 // cExec calls bridge_exec: reset, bind, step to the end, changes, last rowid.
 func cExec(s stmtHandle, gen uint64) int {
-	if s.conn.depth > 0 {
-		outer, _ := nestedArming(s.conn)
-		rc := C.bridge_exec_h(stmtInt(s), C.uint64_t(gen))
+	outer, nested := nestedArming(s.conn)
+	rc := C.bridge_exec_h(stmtInt(s), C.uint64_t(gen))
+	if nested {
 		outer.restore(s.conn)
-		return int(rc)
 	}
-	return int(C.bridge_exec_h(stmtInt(s), C.uint64_t(gen)))
+	return int(rc)
 }
 
 // cQuery calls bridge_query: reset, bind, step the first row.
 func cQuery(s stmtHandle, gen uint64) int {
-	if s.conn.depth > 0 {
-		outer, _ := nestedArming(s.conn)
-		rc := C.bridge_query_h(stmtInt(s), C.uint64_t(gen))
+	outer, nested := nestedArming(s.conn)
+	rc := C.bridge_query_h(stmtInt(s), C.uint64_t(gen))
+	if nested {
 		outer.restore(s.conn)
-		return int(rc)
 	}
-	return int(C.bridge_query_h(stmtInt(s), C.uint64_t(gen)))
+	return int(rc)
 }
 
 // cStep calls bridge_step (sqlite3_step + every column of the row).
 func cStep(s stmtHandle, gen uint64) int {
-	if s.conn.depth > 0 {
-		outer, _ := nestedArming(s.conn)
-		rc := C.bridge_step_h(stmtInt(s), C.uint64_t(gen))
+	outer, nested := nestedArming(s.conn)
+	rc := C.bridge_step_h(stmtInt(s), C.uint64_t(gen))
+	if nested {
 		outer.restore(s.conn)
-		return int(rc)
 	}
-	return int(C.bridge_step_h(stmtInt(s), C.uint64_t(gen)))
+	return int(rc)
 }
 
 // cStepBatch calls bridge_step_batch: up to max rows of numbers and short
 // values in one call.
 func cStepBatch(s stmtHandle, gen uint64, max int) int {
-	if s.conn.depth > 0 {
-		outer, _ := nestedArming(s.conn)
-		rc := C.bridge_step_batch_h(stmtInt(s), C.uint64_t(gen), C.int(max))
+	outer, nested := nestedArming(s.conn)
+	rc := C.bridge_step_batch_h(stmtInt(s), C.uint64_t(gen), C.int(max))
+	if nested {
 		outer.restore(s.conn)
-		return int(rc)
 	}
-	return int(C.bridge_step_batch_h(stmtInt(s), C.uint64_t(gen), C.int(max)))
+	return int(rc)
 }
 
 // arming is the cancellation of the operation whose step is running a

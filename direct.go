@@ -133,15 +133,9 @@ func (c *SQLiteConn) PrepareDirect(query string) (*DirectStmt, error) {
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
-	s, tail, rc, err := c.prepareCached(query, 0)
+	s, tail, err := c.prepareFirst(query)
 	if err != nil {
 		return nil, err
-	}
-	if rc != sqliteOK {
-		return nil, errorFor(c.h, rc, 0)
-	}
-	if s == nil {
-		return nil, driverError("query has no SQL statement")
 	}
 	if tail < len(query) {
 		s.cacheKey = ""

@@ -105,21 +105,32 @@ func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.S
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
-	s, tail, rc, err := c.prepareCached(query, 0)
+	s, tail, err := c.prepareFirst(query)
 	if err != nil {
 		return nil, err
-	}
-	if rc != sqliteOK {
-		return nil, errorFor(c.h, rc, 0)
-	}
-	if s == nil {
-		return nil, driverError("query has no SQL statement")
 	}
 	if tail < len(query) && c.strict {
 		s.finalize()
 		return nil, driverError("Prepare takes one statement; use Exec or Query to run several")
 	}
 	return s, nil
+}
+
+// prepareFirst prepares the first statement of query (from the statement
+// cache when it can) and returns it with the byte offset after it. SQL
+// without a statement is an error.
+func (c *SQLiteConn) prepareFirst(query string) (*SQLiteStmt, int, error) {
+	s, tail, rc, err := c.prepareCached(query, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	if rc != sqliteOK {
+		return nil, 0, errorFor(c.h, rc, 0)
+	}
+	if s == nil {
+		return nil, 0, driverError("query has no SQL statement")
+	}
+	return s, tail, nil
 }
 
 // Close ends the use of the statement: it goes back to the connection's
