@@ -1634,9 +1634,16 @@ int bridge_direct_step(bridge_direct *d, int flags, uint64_t gen) {
 }
 
 static int bridge_direct_digits(sqlite3 *db) {
+#ifdef SQLITE_DBCONFIG_FP_DIGITS
   int digits = 17;
   sqlite3_db_config(db, SQLITE_DBCONFIG_FP_DIGITS, 0, &digits); /* 0: only read it */
   return digits;
+#else
+  /* A system SQLite older than the setting (the libsqlite3 tag) writes a
+  ** REAL as text with 15 significant digits. */
+  (void)db;
+  return 15;
+#endif
 }
 
 int bridge_direct_format(bridge_direct *d, double v) {
