@@ -1,13 +1,11 @@
 //go:build cgo
 
-package sqlite3_test
+package sqlite3
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
-
-	sqlite3 "github.com/fastsqlite/sqlite3"
 )
 
 // A database/sql program whose hot loops use the direct statement API:
@@ -39,7 +37,7 @@ func Example_directAPI() {
 	defer tx.Rollback()
 
 	err = conn.Raw(func(dc any) error {
-		c := dc.(*sqlite3.SQLiteConn)
+		c := dc.(*SQLiteConn)
 
 		// Writes: bind, step and reset are one cgo call per row.
 		ins, err := c.PrepareDirect("INSERT INTO points(x, label) VALUES (?, ?)")
