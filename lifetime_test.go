@@ -159,3 +159,52 @@ func TestCollectedRowsInTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A prepared statement run again while its rows are open hands its C
+// statement to those rows and takes a new one (Go 1.27 RawBytes): each needs
+// its own owner, or the statement's cleanup would finalize the C statement
+// the rows still read (-asan in CI reports that read).
+func TestCollectedStmtAfterHandOver(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	ctx := context.Background()
+	if _, err := c.ExecContext(ctx, "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2)", nil); err != nil {
+		t.Fatal(err)
+	}
+	before := liveStatements(c.h)
+	var first driver.Rows
+	func() {
+		st, err := c.PrepareContext(ctx, "SELECT x, 'handed over' FROM t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := st.(*SQLiteStmt)
+		s.cacheKey = "" // finalized, not cached, when collected or closed
+		first, err = s.QueryContext(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := first.Next(make([]driver.Value, 2)); err != nil {
+			t.Fatal(err)
+		}
+		again, err := s.QueryContext(ctx, nil) // hands the C statement to first
+		if err != nil {
+			t.Fatal(err)
+		}
+		again.Close()
+		// s is dropped here without Close; first stays open.
+	}()
+	if liveStatements(c.h) != before+2 {
+		t.Fatalf("statements after the hand-over: %d, want %d", liveStatements(c.h), before+2)
+	}
+	// The cleanup cannot finalize while first is open (an open Rows counts
+	// as a user): it leaves the statement to the operation that ends last.
+	if !collectUntil(func() bool { return c.core.pending.Load() > 0 }) {
+		t.Fatal("the dropped statement's cleanup never ran")
+	}
+	if err := first.Close(); err != nil { // finalizes the statement it was handed, then the orphan
+		t.Fatal(err)
+	}
+	if n := liveStatements(c.h); n != before {
+		t.Fatalf("statements after the rows closed: %d, want %d", n, before)
+	}
+}

@@ -266,7 +266,14 @@ func (s *SQLiteStmt) handOver(r *SQLiteRows) error {
 	*old = *s
 	old.cacheKey, old.releaseOnRowsClose, old.rows = "", true, r
 	r.s = old
+	// Each C statement keeps an owner of its own (lifetime.go): s's cleanup
+	// must finalize the new one, old's the one r still reads, which r keeps
+	// holding the connection with until it closes.
+	s.untrack()
+	old.track()
+	old.own.hold()
 	s.h, s.rows = h, nil
+	s.track()
 	s.readShape()
 	return nil
 }
