@@ -1652,16 +1652,19 @@ int bridge_direct_format(bridge_direct *d, double v) {
 }
 
 /* Whether a row may be followed by others in a batch (see bridge.h): its
-** TEXT and BLOB values (size bytes) must be copied out first. */
-static int bridge_direct_plain(const bridge_col *row, int ncol, int digits, sqlite3_int64 size, int used) {
+** TEXT and BLOB values (size bytes) must be copied out first. *digits is the
+** connection's setting for a REAL's text, read at the first FLOAT (-1 until
+** then: a scan of integers never asks). */
+static int bridge_direct_plain(sqlite3 *db, const bridge_col *row, int ncol, int *digits, sqlite3_int64 size, int used) {
   int i;
   if (size > BRIDGE_BATCH_ROW_BYTES || size > BRIDGE_BATCH_TEXT - used) return 0;
   for (i = 0; i < ncol; i++) {
     switch (row[i].type) {
     case SQLITE_FLOAT:
+      if (*digits < 0) *digits = bridge_direct_digits(db);
       /* Below 1e15 with 15 digits or more, "%!.*g" writes an integral value
       ** as SQLite writes a REAL held as an integer: the digits and ".0". */
-      if (digits < 15 || row[i].v.f >= 1e15 || row[i].v.f <= -1e15) return 0;
+      if (*digits < 15 || row[i].v.f >= 1e15 || row[i].v.f <= -1e15) return 0;
       break;
     default: break;
     }
@@ -1671,7 +1674,7 @@ static int bridge_direct_plain(const bridge_col *row, int ncol, int digits, sqli
 
 int bridge_direct_step_batch(bridge_direct *d, int flags, uint64_t gen, int max) {
   bridge_stmt *s = d->s;
-  int n = 0, digits = 0, used = 0, rc = flags ? bridge_direct_prepare_run(d, flags) : SQLITE_OK;
+  int n = 0, digits = -1, used = 0, rc = flags ? bridge_direct_prepare_run(d, flags) : SQLITE_OK;
   if (rc != SQLITE_OK) {
     s->rc = rc;
     return 0;
@@ -1700,13 +1703,12 @@ int bridge_direct_step_batch(bridge_direct *d, int flags, uint64_t gen, int max)
         s->batch = b;
         s->batch_cap = max;
       }
-      digits = bridge_direct_digits(s->conn->db);
     }
     if (rc != SQLITE_ROW) break;
     row = s->batch + (size_t)n * (size_t)s->ncol;
     size = bridge_fill_into(s->stmt, row, s->ncol);
     n++;
-    if (n == max || !bridge_direct_plain(row, s->ncol, digits, size, used)) break;
+    if (n == max || !bridge_direct_plain(s->conn->db, row, s->ncol, &digits, size, used)) break;
     if (size) {
       if (!s->text && !(s->text = (unsigned char *)malloc(BRIDGE_BATCH_TEXT))) break;
       bridge_copy_out(s, row, &used);

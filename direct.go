@@ -49,6 +49,7 @@ type DirectStmt struct {
 	used  int       // arena bytes of values not yet bound
 	flags int       // directReset/Clear/Bind: what the next run does first
 	state uint8
+	holds bool // on a row that SQLite is still on: the connection is held
 	dirty bool // bound or run since the bindings were last cleared
 	final bool // finalized
 
@@ -77,7 +78,7 @@ type DirectStmt struct {
 // Where a DirectStmt is in a run.
 const (
 	directReady  = iota // reset: binds allowed
-	directRow           // Step returned a row: the connection is held
+	directRow           // Step returned a row (held unless the run has ended: holds)
 	directHalted        // Step returned the end or an error
 )
 
@@ -183,7 +184,7 @@ func (ds *DirectStmt) Finalize() error {
 	if !ds.c.closed && (ds.state != directReady || ds.dirty) {
 		cReset(ds.s.h) // no lock held and no bound value kept while idle
 	}
-	ds.s.own.release()
+	ds.halt()
 	ds.c.release(ds.s)
 	k.leave()
 	cDirectFree(ds.d)
@@ -235,7 +236,7 @@ func (ds *DirectStmt) Step() (bool, error) {
 	// A statement on a row holds the connection already (no cleanup can
 	// claim it): entering again would cost two atomic operations per call.
 	k := ds.c.core
-	held := ds.state == directRow
+	held := ds.holds
 	if !held {
 		k.enter()
 	}
@@ -265,9 +266,16 @@ func (ds *DirectStmt) Step() (bool, error) {
 	}
 	switch rc {
 	case sqliteRow:
+		ds.state = directRow
 		if !held {
-			ds.state = directRow
-			s.own.hold() // as an open Rows does (lifetime.go)
+			// A run that ended within the batch holds nothing in SQLite, and
+			// its rows are read from the batch without a cgo call: only a
+			// statement SQLite is still on needs the connection held, as an
+			// open Rows holds it (lifetime.go).
+			if ds.nb == 0 || ds.brc == sqliteRow {
+				ds.holds = true
+				s.own.hold()
+			}
 			k.leave()
 		}
 		return true, nil
@@ -302,7 +310,8 @@ func (ds *DirectStmt) afterRun(s *SQLiteStmt) {
 
 // halt marks the run ended, and the connection no longer held.
 func (ds *DirectStmt) halt() {
-	if ds.state == directRow {
+	if ds.holds {
+		ds.holds = false
 		ds.s.own.release()
 	}
 	ds.state = directHalted

@@ -54,6 +54,11 @@ func (ds *DirectStmt) slot(i int) (*argSlot, error) {
 	if err := ds.bindable(i); err != nil {
 		return nil, err
 	}
+	return ds.take(i), nil
+}
+
+// take is slot for an index bindable has accepted.
+func (ds *DirectStmt) take(i int) *argSlot {
 	a := &ds.args[i-1]
 	if a.typ != 0 && a.own != 0 {
 		cFree(*(*unsafe.Pointer)(unsafe.Pointer(&a.v)))
@@ -61,7 +66,7 @@ func (ds *DirectStmt) slot(i int) (*argSlot, error) {
 	a.own, a.n = 0, 0
 	ds.flags |= directBind
 	ds.dirty = true
-	return a, nil
+	return a
 }
 
 func (ds *DirectStmt) bindable(i int) error {
@@ -169,7 +174,7 @@ func (ds *DirectStmt) bindBytes(i int, b []byte, typ int32) error {
 			return err
 		}
 	}
-	a, _ := ds.slot(i)
+	a := ds.take(i)
 	a.typ = typ
 	a.n = int64(len(b))
 	switch {
