@@ -60,6 +60,11 @@ int cf_batch_row(int64_t r) {
   return op_batch_row(st, r);
 }
 
+int cf_batch_count(int64_t *n) {
+  TRY(batch_setup());
+  return query_int(batch_db, "SELECT count(*) FROM batch", n);
+}
+
 /* cf_point_open opens one pooled connection's own connection to the point
 ** lookup file, as each C worker thread has one. NULL on failure. */
 void *cf_point_open(void) {

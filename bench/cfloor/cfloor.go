@@ -65,6 +65,13 @@ func Ops() workload.FloorOps {
 	}
 }
 
+// BatchCount returns the number of rows in the C side's batch table.
+func BatchCount() (int64, error) {
+	var n C.int64_t
+	err := check(C.cf_batch_count(&n))
+	return int64(n), err
+}
+
 // BuiltWithDriverOptions reports whether SQLite here was compiled with the
 // driver's options (two of them are checked).
 func BuiltWithDriverOptions() bool { return C.cf_built_with_driver_options() != 0 }

@@ -20,6 +20,7 @@ int cf_wide_scan(void);
 int cf_int_scan(void);
 int cf_batch_exec(const char *sql);
 int cf_batch_row(int64_t r);
+int cf_batch_count(int64_t *n);
 void *cf_point_open(void);
 int cf_point(void *worker, int64_t key);
 void cf_point_close(void *worker);

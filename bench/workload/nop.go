@@ -82,6 +82,7 @@ var FloorSkip = map[string]string{
 	"Context/Background":  "SQLite's own work, measured against C directly",
 	"Context/Cancellable": "SQLite's own work, measured against C directly",
 	"CancelLatency":       "no database/sql floor to add",
+	"BatchInsert/Bulk":    "a direct-API workload",
 }
 
 // FloorAnswers returns the nop driver's answers with each workload's C op

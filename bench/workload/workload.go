@@ -75,6 +75,7 @@ var All = []Workload{
 	}},
 	{"IntScan", intScan},
 	{"BatchInsert", batchInsert},
+	{"BatchInsert/Bulk", directOnly},
 	{"PointLookup/1", func(b *testing.B, e *env) error { return pointLookup(b, e, 1) }},
 	{"PointLookup/8", func(b *testing.B, e *env) error { return pointLookup(b, e, pointWorkers) }},
 	{"Context/Background", func(b *testing.B, e *env) error {
@@ -139,6 +140,10 @@ func Run(d Driver, names []string, report func(Result)) error {
 		}
 		if why, ok := d.Skip[w.Name]; ok {
 			report(Result{Name: w.Name, Skip: why})
+			continue
+		}
+		if d.Direct == nil && DirectOnly[w.Name] {
+			report(Result{Name: w.Name, Skip: "a direct-API workload; database/sql has no bulk path"})
 			continue
 		}
 		if d.Direct != nil {

@@ -44,9 +44,15 @@ var allDrivers = []string{"c", "nop", "cfloor", "ours", "mattn", "modernc", "ncr
 
 // directDrivers run drivers' own statement APIs instead of database/sql
 // (cmd/direct: this driver's DirectStmt; cmd/ncrucesdirect: ncruces's
-// sqlite3.Stmt), on the workloads of workload.DirectWorkloads. They run only
-// when named: -drivers c,ours,direct,ncrucesdirect -only 'IntScan|...'.
-var directDrivers = []string{"direct", "ncrucesdirect"}
+// sqlite3.Stmt; cmd/dfloor: the C program's operations, one cgo call each,
+// the floor of a cgo direct API), on the workloads of
+// workload.DirectWorkloads. They run only when named: -drivers
+// c,dfloor,ours,direct,ncrucesdirect -only 'IntScan|...'.
+var directDrivers = []string{"dfloor", "direct", "ncrucesdirect"}
+
+// floorPrograms are the programs that compile package cfloor, whose SQLite
+// must be built with the driver's options.
+var floorPrograms = map[string]bool{"cfloor": true, "dfloor": true}
 
 func main() {
 	rounds := flag.Int("rounds", 5, "rounds: each runs every driver once, in a rotating order")
@@ -264,7 +270,7 @@ func build(root, binDir string, drivers []string, log func(string, ...any)) (map
 	var pkgs []string
 	for _, d := range drivers {
 		bins[d] = filepath.Join(binDir, d)
-		if d != "c" && d != "cfloor" {
+		if d != "c" && !floorPrograms[d] {
 			pkgs = append(pkgs, "./cmd/"+d)
 		}
 	}
@@ -284,9 +290,11 @@ func build(root, binDir string, drivers []string, log func(string, ...any)) (map
 			return nil, fmt.Errorf("building the C program: %w", err)
 		}
 	}
-	if _, ok := bins["cfloor"]; ok {
-		if err := buildFloor(root, bins["cfloor"], log); err != nil {
-			return nil, fmt.Errorf("building cmd/cfloor: %w", err)
+	for _, d := range drivers {
+		if floorPrograms[d] {
+			if err := buildFloor(root, bins[d], "./cmd/"+d, log); err != nil {
+				return nil, fmt.Errorf("building cmd/%s: %w", d, err)
+			}
 		}
 	}
 	return bins, nil
@@ -321,15 +329,15 @@ func sqliteFlags(root string) (cflags []string, dir string, err error) {
 	return cflags, dir, nil
 }
 
-// buildFloor builds cmd/cfloor with SQLite compiled with the driver's flags
-// (in CGO_CFLAGS, which go build's cache keys on).
-func buildFloor(root, exe string, log func(string, ...any)) error {
+// buildFloor builds pkg (cmd/cfloor, cmd/dfloor) with SQLite compiled with
+// the driver's flags (in CGO_CFLAGS, which go build's cache keys on).
+func buildFloor(root, exe, pkg string, log func(string, ...any)) error {
 	cflags, _, err := sqliteFlags(root)
 	if err != nil {
 		return err
 	}
-	log("building ./cmd/cfloor (it compiles SQLite too, with the driver's options)")
-	cmd := exec.Command("go", "build", "-o", exe, "./cmd/cfloor")
+	log("building %s (it compiles SQLite too, with the driver's options)", pkg)
+	cmd := exec.Command("go", "build", "-o", exe, pkg)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_CFLAGS="+strings.Join(cflags, " "))
 	cmd.Stdout = os.Stderr

@@ -198,6 +198,11 @@ func (r *results) writeTables(w io.Writer, metric string) {
 		r.table(w, goDrivers, r.ratioCell(metric, "cfloor"))
 		fmt.Fprintln(w)
 	}
+	if r.has("dfloor") {
+		fmt.Fprintf(w, "### %s relative to dfloor (SQLite's work in one process, one cgo call per operation, no API around it: the floor of any cgo direct API)\n\n", metric)
+		r.table(w, r.except("c", "nop", "cfloor", "dfloor"), r.ratioCell(metric, "dfloor"))
+		fmt.Fprintln(w)
+	}
 	for _, unit := range []string{"B/op", "allocs/op"} {
 		fmt.Fprintf(w, "### %s (and relative to ours)\n\n", unit)
 		r.table(w, r.except("c"), func(d, name string) string {
