@@ -830,3 +830,39 @@ func TestDirectTextConversionsAhead(t *testing.T) {
 		}
 	}
 }
+
+// A statement on a row holds its connection (a cleanup may not claim it) only
+// while SQLite is still on that row: a query that reached its end inside
+// Step's batch holds nothing, so none of its rows counts as a use of the
+// connection.
+func TestDirectHoldsOnlyUnfinishedRuns(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	directExec(t, c, "CREATE TABLE t(x)")
+	directExec(t, c, "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < 1000) INSERT INTO t SELECT x FROM r")
+	users := func() int32 { return c.core.users.Load() }
+
+	one := mustPrepareDirect(t, c, "SELECT count(*) FROM t")
+	mustStep(t, one, true)
+	if n := users(); n != 0 {
+		t.Errorf("on the row of a finished one-row query: %d uses of the connection, want 0", n)
+	}
+	if got := one.ColumnInt64(0); got != 1000 {
+		t.Errorf("count = %d, want 1000", got)
+	}
+	mustStep(t, one, false)
+
+	many := mustPrepareDirect(t, c, "SELECT x FROM t")
+	mustStep(t, many, true)
+	if n := users(); n != 1 {
+		t.Errorf("in the middle of a scan: %d uses of the connection, want 1", n)
+	}
+	many.Reset()
+	if n := users(); n != 0 {
+		t.Errorf("after Reset: %d uses of the connection, want 0", n)
+	}
+	mustStep(t, one, true) // runs again from the start
+	if n := users(); n != 0 {
+		t.Errorf("one-row query run again: %d uses, want 0", n)
+	}
+	one.Reset()
+}
