@@ -36,9 +36,10 @@ const (
 )
 
 var (
-	sqlWideCheck = fmt.Sprintf("SELECT count(*), min(length(c00)), max(length(c%02d)) FROM wide", wideCols-1)
-	sqlWideFill  = wideFill()
-	sqlIntFill   = fmt.Sprintf(`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < %d)
+	sqlWideCheck  = fmt.Sprintf("SELECT count(*), min(length(c00)), max(length(c%02d)) FROM wide", wideCols-1)
+	sqlWideCreate = wideCreate()
+	sqlWideFill   = wideFill()
+	sqlIntFill    = fmt.Sprintf(`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < %d)
 		INSERT INTO ints SELECT x, x*3 - 1000, x*0.25 FROM r`, intRows)
 	sqlPointFill = fmt.Sprintf(`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < %d)
 		INSERT INTO kv SELECT x, printf('value-%%d', x) FROM r`, pointRows)
@@ -47,6 +48,10 @@ var (
 )
 
 const (
+	sqlIntCreate   = "CREATE TABLE ints (a INTEGER, b INTEGER, c REAL)"
+	sqlBatchCreate = "CREATE TABLE batch (id INTEGER PRIMARY KEY, n INTEGER, f REAL, s TEXT)"
+	sqlPointCreate = "CREATE TABLE kv (id INTEGER PRIMARY KEY, v TEXT NOT NULL)"
+	sqlCheckpoint  = "PRAGMA wal_checkpoint(TRUNCATE)"
 	sqlWideScan    = "SELECT * FROM wide"
 	sqlIntScan     = "SELECT a, b, c FROM ints"
 	sqlBatchInsert = "INSERT INTO batch (id, n, f, s) VALUES (?, ?, ?, ?)"
@@ -65,6 +70,15 @@ func ptrs[T any](vals []T) []any {
 		dest[i] = &vals[i]
 	}
 	return dest
+}
+
+// wideCreate is the WideScan table's CREATE: wideCols TEXT columns c00, c01...
+func wideCreate() string {
+	defs := make([]string, wideCols)
+	for i := range defs {
+		defs[i] = fmt.Sprintf("c%02d TEXT", i)
+	}
+	return "CREATE TABLE wide (" + strings.Join(defs, ", ") + ")"
 }
 
 // wideFill builds the WideScan table with one recursive-CTE INSERT: each
@@ -103,11 +117,7 @@ func (e *env) wideDB() (*sql.DB, error) {
 		if err != nil {
 			return nil, err
 		}
-		defs := make([]string, wideCols)
-		for i := range defs {
-			defs[i] = fmt.Sprintf("c%02d TEXT", i)
-		}
-		if err := execAll(db, "CREATE TABLE wide ("+strings.Join(defs, ", ")+")", sqlWideFill); err != nil {
+		if err := execAll(db, sqlWideCreate, sqlWideFill); err != nil {
 			return nil, err
 		}
 		var n, minLen, maxLen int
@@ -198,7 +208,7 @@ func (e *env) intDB() (*sql.DB, error) {
 		if err != nil {
 			return nil, err
 		}
-		return db, execAll(db, "CREATE TABLE ints (a INTEGER, b INTEGER, c REAL)", sqlIntFill)
+		return db, execAll(db, sqlIntCreate, sqlIntFill)
 	})
 }
 
@@ -209,7 +219,7 @@ func (e *env) batchDB() (*sql.DB, error) {
 		if err != nil {
 			return nil, err
 		}
-		return db, execAll(db, "CREATE TABLE batch (id INTEGER PRIMARY KEY, n INTEGER, f REAL, s TEXT)")
+		return db, execAll(db, sqlBatchCreate)
 	})
 }
 
@@ -229,9 +239,7 @@ func (e *env) pointDB() (*sql.DB, error) {
 		if !strings.EqualFold(mode, "wal") {
 			return nil, fmt.Errorf("journal_mode is %q, want wal", mode)
 		}
-		err = execAll(db, "CREATE TABLE kv (id INTEGER PRIMARY KEY, v TEXT NOT NULL)", sqlPointFill,
-			"PRAGMA wal_checkpoint(TRUNCATE)")
-		if err != nil {
+		if err := execAll(db, sqlPointCreate, sqlPointFill, sqlCheckpoint); err != nil {
 			return nil, err
 		}
 		var n int

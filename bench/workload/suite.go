@@ -35,6 +35,19 @@ const (
 	s10t3 = "naïve café ✓"
 )
 
+// The suite database's tables, and the statement that fills "bench" with
+// historyRows rows of historyRow.
+var sqlSuiteSchema = []string{
+	`CREATE TABLE bench10cols (i1 INTEGER, i2 INTEGER, i3 INTEGER,
+		f1 REAL, f2 REAL, t1 TEXT, t2 TEXT, t3 TEXT, b BLOB, n TEXT)`,
+	`INSERT INTO bench10cols VALUES (42, -7, 9007199254740993,
+		3.25, -0.000125, 'alpha', '` + s10t2 + `', '` + s10t3 + `', x'` + blobHex + `', NULL)`,
+	`CREATE TABLE bench_step (x INTEGER)`,
+	"create table bench (n varchar(32), i integer, d double, s varchar(32), t datetime)",
+}
+
+const sqlHistoryInsert = "insert into bench values (?, ?, ?, ?, ?)"
+
 var (
 	sqlExecStep  = stepScript(stepStmts, "")
 	sqlQueryStep = stepScript(stepStmts, "SELECT count(*), sum(x) FROM bench_step;")
@@ -83,18 +96,10 @@ func (e *env) suiteDB() (*sql.DB, error) {
 		if err != nil {
 			return nil, err
 		}
-		err = execAll(db,
-			`CREATE TABLE bench10cols (i1 INTEGER, i2 INTEGER, i3 INTEGER,
-				f1 REAL, f2 REAL, t1 TEXT, t2 TEXT, t3 TEXT, b BLOB, n TEXT)`,
-			`INSERT INTO bench10cols VALUES (42, -7, 9007199254740993,
-				3.25, -0.000125, 'alpha', '`+s10t2+`', '`+s10t3+`', x'`+blobHex+`', NULL)`,
-			`CREATE TABLE bench_step (x INTEGER)`,
-			"create table bench (n varchar(32), i integer, d double, s varchar(32), t datetime)",
-		)
-		if err != nil {
+		if err = execAll(db, sqlSuiteSchema...); err != nil {
 			return nil, err
 		}
-		ins, err := db.Prepare("insert into bench values (?, ?, ?, ?, ?)")
+		ins, err := db.Prepare(sqlHistoryInsert)
 		if err != nil {
 			return nil, err
 		}

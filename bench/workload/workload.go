@@ -43,6 +43,11 @@ type Driver struct {
 	// instead of database/sql: the workloads it names (of DirectWorkloads)
 	// with their functions, the others skipped.
 	Direct map[string]DirectFunc
+	// Own, when set, makes the program run a direct API that has no
+	// database/sql driver (SQLName is not used): the workloads it names, each
+	// on a connection of its own with the workload's fixture (DirectFixture),
+	// the others skipped.
+	Own *Own
 }
 
 // Workload is one benchmark. Names are stable: they are the benchmark names
@@ -142,8 +147,16 @@ func Run(d Driver, names []string, report func(Result)) error {
 			report(Result{Name: w.Name, Skip: why})
 			continue
 		}
-		if d.Direct == nil && DirectOnly[w.Name] {
+		if d.Direct == nil && d.Own == nil && DirectOnly[w.Name] {
 			report(Result{Name: w.Name, Skip: "a direct-API workload; database/sql has no bulk path"})
+			continue
+		}
+		if d.Own != nil {
+			if f, ok := d.Own.Workloads[w.Name]; ok {
+				report(runOwn(e, w.Name, f))
+			} else {
+				report(Result{Name: w.Name, Skip: "not a direct-API workload; this program runs a direct API"})
+			}
 			continue
 		}
 		if d.Direct != nil {

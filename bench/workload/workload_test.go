@@ -3,8 +3,10 @@ package workload
 import (
 	"database/sql"
 	"flag"
+	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -155,5 +157,122 @@ func TestFloorWiring(t *testing.T) {
 		if calls[setup] != 1 {
 			t.Errorf("%s ran %d times, want once (with the fixture)", setup, calls[setup])
 		}
+	}
+}
+
+// nopConn is the connection an Own driver's Build returns in TestOwn: a nop
+// database, recording its path and whether it was closed.
+type nopConn struct {
+	*sql.DB
+	path   string
+	closed bool
+}
+
+func (c *nopConn) Close() error { c.closed = true; return c.DB.Close() }
+
+// TestOwn runs every direct workload once as an API without a database/sql
+// driver (Driver.Own) would, its Build running DirectFixture's steps on the
+// nop driver: each step's Want must match what the nop driver answers for the
+// database/sql fixture's checks, fixtures with one Key must share one
+// connection, and every connection must be closed at the end.
+func TestOwn(t *testing.T) {
+	registerNop.Do(func() { nopdriver.Register("nop-test", NopAnswers()) })
+	bt := flag.Lookup("test.benchtime")
+	old := bt.Value.String()
+	if err := bt.Value.Set("1x"); err != nil {
+		t.Fatal(err)
+	}
+	defer bt.Value.Set(old)
+
+	var conns []*nopConn
+	build := func(f Fixture, path string) (io.Closer, error) {
+		if (f.File == "") != (path == ":memory:") || (f.File != "" && filepath.Base(path) != f.File) {
+			t.Errorf("fixture %s (file %q) built at %q", f.Key, f.File, path)
+		}
+		db, err := sql.Open("nop-test", path)
+		if err != nil {
+			return nil, err
+		}
+		c := &nopConn{DB: db, path: path}
+		conns = append(conns, c)
+		for _, s := range f.Steps {
+			switch {
+			case s.Rows != nil:
+				for _, r := range s.Rows {
+					if _, err = db.Exec(s.SQL, r...); err != nil {
+						break
+					}
+				}
+			case s.Want != nil:
+				row := make([]string, len(s.Want))
+				if err = db.QueryRow(s.SQL).Scan(ptrs(row)...); err == nil {
+					err = s.Check(row)
+				}
+			default:
+				_, err = db.Exec(s.SQL)
+			}
+			if err != nil {
+				c.Close()
+				return nil, err
+			}
+		}
+		return c, nil
+	}
+	got := map[string]io.Closer{}
+	own := &Own{Build: build, Workloads: map[string]OwnFunc{}}
+	for name := range DirectWorkloads {
+		own.Workloads[name] = func(b *testing.B, conn io.Closer) error {
+			got[name] = conn
+			return Loop(b, func() error { return nil })
+		}
+	}
+	var ran []string
+	err := Run(Driver{Label: "own", Own: own}, nil, func(r Result) {
+		switch _, direct := DirectWorkloads[r.Name]; {
+		case r.Err != nil:
+			t.Errorf("%s: %v", r.Name, r.Err)
+		case direct && r.Skip != "":
+			t.Errorf("%s: skipped: %s", r.Name, r.Skip)
+		case !direct && r.Skip == "":
+			t.Errorf("%s ran: it is no direct workload", r.Name)
+		case direct:
+			ran = append(ran, r.Name)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ran) != len(DirectWorkloads) {
+		t.Errorf("ran %v, want every one of DirectWorkloads", ran)
+	}
+	if got["WideScan/String"] != got["WideScan/RawBytes"] {
+		t.Error("the two WideScan workloads ran on different connections")
+	}
+	if got["BatchInsert"] != got["BatchInsert/Bulk"] {
+		t.Error("the two BatchInsert workloads ran on different connections")
+	}
+	// One fixture each, but one for the two WideScans and the two BatchInserts.
+	if want := len(DirectWorkloads) - 2; len(conns) != want {
+		t.Errorf("built %d fixtures, want %d", len(conns), want)
+	}
+	for _, c := range conns {
+		if !c.closed {
+			t.Errorf("connection to %s not closed", c.path)
+		}
+	}
+}
+
+func TestFixtureStepCheck(t *testing.T) {
+	s := FixtureStep{SQL: "PRAGMA journal_mode=WAL", Want: []string{"wal"}}
+	if err := s.Check([]string{"WAL"}); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range [][]string{{"delete"}, {}, {"wal", "x"}} {
+		if s.Check(bad) == nil {
+			t.Errorf("Check accepted %q", bad)
+		}
+	}
+	if _, err := DirectFixture("Exec"); err == nil {
+		t.Error("DirectFixture accepted a database/sql workload")
 	}
 }

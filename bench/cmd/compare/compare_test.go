@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/xml"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -80,5 +82,33 @@ func TestChartIsWellFormedSVG(t *testing.T) {
 	}
 	if rects < 10 {
 		t.Errorf("only %d rects", rects)
+	}
+}
+
+func TestParseDrivers(t *testing.T) {
+	got, err := parseDrivers("c, direct,ncrucesdirect,zombiezendirect")
+	if err != nil || strings.Join(got, " ") != "c direct ncrucesdirect zombiezendirect" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if _, err := parseDrivers("c,zombiezen"); err == nil {
+		t.Error("parseDrivers accepted an unknown driver")
+	}
+}
+
+// TestProgramsExist checks that every Go driver's program is where build
+// looks for it: cmd/<driver> in the bench module, or in its nested module,
+// which has a go.mod of its own.
+func TestProgramsExist(t *testing.T) {
+	for _, d := range append(allDrivers[1:len(allDrivers):len(allDrivers)], directDrivers...) {
+		dir := filepath.Join("..", "..")
+		if mod := nestedModules[d]; mod != "" {
+			dir = filepath.Join(dir, mod)
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+				t.Errorf("%s: %v", d, err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "cmd", d, "main.go")); err != nil {
+			t.Errorf("%s: %v", d, err)
+		}
 	}
 }

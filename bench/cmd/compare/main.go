@@ -44,15 +44,22 @@ var allDrivers = []string{"c", "nop", "cfloor", "ours", "mattn", "modernc", "ncr
 
 // directDrivers run drivers' own statement APIs instead of database/sql
 // (cmd/direct: this driver's DirectStmt; cmd/ncrucesdirect: ncruces's
-// sqlite3.Stmt; cmd/dfloor: the C program's operations, one cgo call each,
-// the floor of a cgo direct API), on the workloads of
-// workload.DirectWorkloads. They run only when named: -drivers
-// c,dfloor,ours,direct,ncrucesdirect -only 'IntScan|...'.
-var directDrivers = []string{"dfloor", "direct", "ncrucesdirect"}
+// sqlite3.Stmt; zombiezendirect: zombiezen.com/go/sqlite's sqlite.Stmt;
+// cmd/dfloor: the C program's operations, one cgo call each, the floor of a
+// cgo direct API), on the workloads of workload.DirectWorkloads. They run
+// only when named: -drivers c,dfloor,ours,direct,ncrucesdirect,zombiezendirect
+// -only 'IntScan|...'.
+var directDrivers = []string{"dfloor", "direct", "ncrucesdirect", "zombiezendirect"}
 
 // floorPrograms are the programs that compile package cfloor, whose SQLite
 // must be built with the driver's options.
 var floorPrograms = map[string]bool{"cfloor": true, "dfloor": true}
+
+// nestedModules are the drivers whose program, cmd/<driver>, is in a module
+// of its own, in this directory under the bench module: their requirements
+// would otherwise join bench/'s and could move the versions of the drivers
+// it measures.
+var nestedModules = map[string]string{"zombiezendirect": "zombiezen"}
 
 func main() {
 	rounds := flag.Int("rounds", 5, "rounds: each runs every driver once, in a rotating order")
@@ -270,19 +277,23 @@ func build(root, binDir string, drivers []string, log func(string, ...any)) (map
 	var pkgs []string
 	for _, d := range drivers {
 		bins[d] = filepath.Join(binDir, d)
-		if d != "c" && !floorPrograms[d] {
+		if d != "c" && !floorPrograms[d] && nestedModules[d] == "" {
 			pkgs = append(pkgs, "./cmd/"+d)
 		}
 	}
 	if len(pkgs) > 0 {
 		log("building %s (cgo drivers compile SQLite: about a minute each on two cores, cached after)",
 			strings.Join(pkgs, " "))
-		cmd := exec.Command("go", append([]string{"build", "-o", binDir + string(os.PathSeparator)}, pkgs...)...)
-		cmd.Dir = root
-		cmd.Stdout = os.Stderr
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("go build: %w", err)
+		if err := goBuild(root, binDir+string(os.PathSeparator), pkgs...); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range drivers {
+		if mod := nestedModules[d]; mod != "" {
+			log("building ./cmd/%s in the module %s", d, mod)
+			if err := goBuild(filepath.Join(root, mod), bins[d], "./cmd/"+d); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if _, ok := bins["c"]; ok {
@@ -298,6 +309,18 @@ func build(root, binDir string, drivers []string, log func(string, ...any)) (map
 		}
 	}
 	return bins, nil
+}
+
+// goBuild runs go build -o out pkgs... in dir.
+func goBuild(dir, out string, pkgs ...string) error {
+	cmd := exec.Command("go", append([]string{"build", "-o", out}, pkgs...)...)
+	cmd.Dir = dir
+	cmd.Stdout = os.Stderr
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build in %s: %w", dir, err)
+	}
+	return nil
 }
 
 // sqliteFlags are the flags the C program and package cfloor compile the
