@@ -496,6 +496,19 @@ static sqlite3_int64 bridge_fill_into(sqlite3_stmt *st, bridge_col *cols, int nc
     case SQLITE_INTEGER: c->v.i = sqlite3_value_int64(v); break;
     case SQLITE_FLOAT: c->v.f = sqlite3_value_double(v); break;
     case SQLITE_TEXT:
+#if SQLITE_VERSION_NUMBER >= 3041000
+      /* UTF-8 text (the database's encoding, the usual case) is read as it
+      ** is, by length: sqlite3_value_text would first give a value without
+      ** a NUL terminator (a bound parameter's, returned by the query) one,
+      ** copying its bytes. BLOB access to TEXT converts nothing. */
+      if (sqlite3_value_encoding(v) == SQLITE_UTF8) {
+        c->n = sqlite3_value_bytes(v);
+        c->v.p = c->n ? sqlite3_value_blob(v) : (const void *)"";
+        if (!c->v.p) return -1;
+        size += c->n;
+        break;
+      }
+#endif
       c->v.p = sqlite3_value_text(v);
       c->n = sqlite3_value_bytes(v);
       if (!c->v.p) return -1;

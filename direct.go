@@ -243,7 +243,11 @@ func (ds *DirectStmt) Step() (bool, error) {
 	s := ds.s
 	var rc int
 	if len(ds.cols) > 0 && stmtReadonly(s.h) {
-		ds.ahead = min(max(2*ds.ahead, 2), maxAhead, max(aheadCells/len(ds.cols), 1))
+		limit := maxAhead
+		if n := len(ds.cols); n*maxAhead > aheadCells { // no division for rows of up to 16 columns
+			limit = max(aheadCells/n, 1)
+		}
+		ds.ahead = min(max(2*ds.ahead, 2), limit)
 		n := cDirectStepBatch(ds.d, ds.flags, 0, ds.ahead)
 		rc = stmtRC(s.h)
 		ds.afterRun(s)

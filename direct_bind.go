@@ -49,26 +49,37 @@ func (ds *DirectStmt) BindParameterIndex(name string) int {
 }
 
 // slot checks that parameter i may be bound now and returns its value slot,
-// emptied.
+// emptied. Small enough to be inlined into the Bind methods: the checks are
+// one branch in the common case, and the reason is worked out only on error.
 func (ds *DirectStmt) slot(i int) (*argSlot, error) {
-	if err := ds.bindable(i); err != nil {
-		return nil, err
+	if ds.state != directReady || uint(i-1) >= uint(len(ds.args)) || ds.c.closed || ds.c.txLost {
+		return nil, ds.bindable(i)
 	}
 	return ds.take(i), nil
 }
 
-// take is slot for an index bindable has accepted.
+// take empties the slot of parameter i, which bindable accepted.
 func (ds *DirectStmt) take(i int) *argSlot {
 	a := &ds.args[i-1]
-	if a.typ != 0 && a.own != 0 {
-		cFree(*(*unsafe.Pointer)(unsafe.Pointer(&a.v)))
+	if a.own != 0 {
+		ds.freeOwned(a)
 	}
-	a.own, a.n = 0, 0
+	a.n = 0
 	ds.flags |= directBind
 	ds.dirty = true
 	return a
 }
 
+// freeOwned frees the C buffer of a value of 64 KiB or more bound since the
+// last run, which SQLite has not adopted.
+func (ds *DirectStmt) freeOwned(a *argSlot) {
+	if a.typ != 0 {
+		cFree(*(*unsafe.Pointer)(unsafe.Pointer(&a.v)))
+	}
+	a.own = 0
+}
+
+// bindable reports why parameter i cannot be bound now (nil if it can).
 func (ds *DirectStmt) bindable(i int) error {
 	if err := ds.usable(); err != nil {
 		return err
@@ -162,8 +173,8 @@ func (ds *DirectStmt) BindTime(i int, v time.Time) error {
 }
 
 func (ds *DirectStmt) bindBytes(i int, b []byte, typ int32) error {
-	if err := ds.bindable(i); err != nil {
-		return err
+	if ds.state != directReady || uint(i-1) >= uint(len(ds.args)) || ds.c.closed || ds.c.txLost {
+		return ds.bindable(i)
 	}
 	if len(b) > maxLength {
 		return errTooBig(len(b))
