@@ -461,3 +461,75 @@ func joinStrings(s []string) string {
 	}
 	return out
 }
+
+// directAgg is dsum(x): the sum of 2*x, each doubled by a DirectStmt of its
+// own on the connection, in Step and in Done.
+type directAgg struct {
+	c   *SQLiteConn
+	sum int64
+	err error
+}
+
+func (a *directAgg) double(x int64) int64 {
+	q, err := a.c.PrepareDirect("SELECT ?1 * 2")
+	if err != nil {
+		a.err = err
+		return 0
+	}
+	defer q.Finalize()
+	q.BindInt64(1, x)
+	if ok, err := q.Step(); !ok || err != nil {
+		a.err = errors.Join(errors.New("no row"), err)
+		return 0
+	}
+	return q.ColumnInt64(0)
+}
+
+func (a *directAgg) Step(x int64) { a.sum += a.double(x) }
+
+func (a *directAgg) Done() (int64, error) { return a.double(a.sum) / 2, a.err }
+
+// The same inside an aggregate's Step and Done, grouped, under an outer
+// statement of database/sql and a DirectStmt.
+func TestDirectNestedInAggregate(t *testing.T) {
+	c := rawConn(t, ":memory:")
+	directNestedTable(t, c, 90)
+	if err := c.RegisterAggregator("dsum", func() *directAgg { return &directAgg{c: c} }, false); err != nil {
+		t.Fatal(err)
+	}
+	const query = "SELECT x % 3, dsum(x), 'g' || (x % 3), count(*) FROM t GROUP BY 1 ORDER BY 1"
+	want := func(g int64) int64 { // 2 * the sum of x <= 90 with x % 3 == g
+		var s int64
+		for x := int64(1); x <= 90; x++ {
+			if x%3 == g {
+				s += x
+			}
+		}
+		return 2 * s
+	}
+	rows, err := c.QueryContext(context.Background(), query, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := make([]driver.Value, 4)
+	for g := int64(0); g < 3; g++ {
+		if err := rows.Next(dest); err != nil {
+			t.Fatal(err)
+		}
+		if dest[0] != g || dest[1] != want(g) || dest[2] != "g"+strconv.FormatInt(g, 10) || dest[3] != int64(30) {
+			t.Fatalf("database/sql group %d: %v", g, dest)
+		}
+	}
+	if err := rows.Next(dest); err != io.EOF {
+		t.Fatalf("after the groups: %v", err)
+	}
+	rows.Close()
+	s := mustPrepareDirect(t, c, query)
+	for g := int64(0); g < 3; g++ {
+		mustStep(t, s, true)
+		if s.ColumnInt64(0) != g || s.ColumnInt64(1) != want(g) || s.ColumnText(2) != "g"+strconv.FormatInt(g, 10) || s.ColumnInt64(3) != 30 {
+			t.Fatalf("DirectStmt group %d: %d %d %q %d", g, s.ColumnInt64(0), s.ColumnInt64(1), s.ColumnText(2), s.ColumnInt64(3))
+		}
+	}
+	mustStep(t, s, false)
+}
