@@ -34,11 +34,13 @@ func benchDirect(b *testing.B, db *sql.DB, f func(c *SQLiteConn) error) {
 
 func BenchmarkDirect(b *testing.B) {
 	b.Run("IntScan/api=sql", BenchmarkIntScan)
-	b.Run("IntScan/api=direct", benchDirectIntScan)
+	b.Run("IntScan/api=direct", func(b *testing.B) { benchDirectIntScan(b, false) })
+	b.Run("IntScan/api=direct-ctx", func(b *testing.B) { benchDirectIntScan(b, true) })
 	b.Run("WideScan/api=sql", BenchmarkWideScan)
 	b.Run("WideScan/api=direct", benchDirectWideScan)
-	b.Run("PointLookup/api=sql", func(b *testing.B) { benchPointLookup(b, false) })
-	b.Run("PointLookup/api=direct", func(b *testing.B) { benchPointLookup(b, true) })
+	b.Run("PointLookup/api=sql", func(b *testing.B) { benchPointLookup(b, false, false) })
+	b.Run("PointLookup/api=direct", func(b *testing.B) { benchPointLookup(b, true, false) })
+	b.Run("PointLookup/api=direct-ctx", func(b *testing.B) { benchPointLookup(b, true, true) })
 	b.Run("BatchInsert/api=sql", BenchmarkBatchInsert)
 	b.Run("BatchInsert/api=direct", func(b *testing.B) { benchDirectBatchInsert(b, false) })
 	b.Run("BatchInsert/api=columns", func(b *testing.B) { benchDirectBatchInsert(b, true) })
@@ -46,7 +48,9 @@ func BenchmarkDirect(b *testing.B) {
 	b.Run("Stmt/api=direct", benchDirectStmt)
 }
 
-func benchDirectIntScan(b *testing.B) {
+// benchDirectIntScan scans the IntScan table; with ctx, under a context that
+// can be cancelled (SetInterrupt), to show what watching it costs.
+func benchDirectIntScan(b *testing.B, ctx bool) {
 	db := benchOpenMemory(b)
 	err := benchExec(db,
 		"CREATE TABLE ints (a INTEGER, b INTEGER, c REAL)",
@@ -62,6 +66,11 @@ func benchDirectIntScan(b *testing.B) {
 			return err
 		}
 		defer st.Finalize()
+		if ctx {
+			cctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			st.SetInterrupt(cctx)
+		}
 		var sink int64
 		benchPerRow(b, benchIntRows, func() (int, error) {
 			n := 0
@@ -120,8 +129,9 @@ func benchDirectWideScan(b *testing.B) {
 
 // benchPointLookup looks up random keys of a 100,000-row WAL table by
 // primary key, the bench/ PointLookup/1 workload, reading the value as a
-// string on both paths.
-func benchPointLookup(b *testing.B, direct bool) {
+// string on both paths; with ctx, the direct statement watches a context that
+// can be cancelled.
+func benchPointLookup(b *testing.B, direct, ctx bool) {
 	const rows = 100000
 	db, err := sql.Open("sqlite3", benchDSN(filepath.Join(b.TempDir(), "point.db")))
 	if err != nil {
@@ -163,6 +173,11 @@ func benchPointLookup(b *testing.B, direct bool) {
 			return err
 		}
 		defer st.Finalize()
+		if ctx {
+			cctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			st.SetInterrupt(cctx)
+		}
 		for b.Loop() {
 			st.BindInt64(1, key())
 			if ok, err := st.Step(); !ok {

@@ -350,6 +350,20 @@ static int bridge_adopt(bridge_conn *c, sqlite3_stmt *st) {
   return SQLITE_OK;
 }
 
+/* sqlite3_prepare_v3, counted in depth as a step is (bridge_run_stmt): the
+** callbacks SQLite makes while it compiles (an authorizer, a busy handler, a
+** virtual table's xConnect or xBestIndex) run inside it, and SQL they run on
+** the connection must set aside the SQL buffer being parsed in place and put
+** the outer operation's arming back (Go's SQLiteConn.nest, nestedArming). */
+static int bridge_compile(bridge_conn *c, const char *sql, int n, unsigned int flags, sqlite3_stmt **st,
+                          const char **tail) {
+  int rc;
+  c->depth++;
+  rc = sqlite3_prepare_v3(c->db, sql, n, flags, st, tail);
+  c->depth--;
+  return rc;
+}
+
 int bridge_prepare(bridge_conn *c, const char *sql, int n, unsigned int flags, uint64_t gen) {
   sqlite3_stmt *st = 0;
   const char *tail = 0;
@@ -370,7 +384,7 @@ int bridge_prepare(bridge_conn *c, const char *sql, int n, unsigned int flags, u
   if (bridge_arm(c, gen)) return SQLITE_INTERRUPT;
   /* nByte includes the terminator: SQLite then parses in place, without a copy. */
   do {
-    rc = sqlite3_prepare_v3(c->db, c->sql, c->sql_len + 1, flags, &st, &tail);
+    rc = bridge_compile(c, c->sql, c->sql_len + 1, flags, &st, &tail);
   } while (bridge_unlock_retry(c, 0, &rc));
   if (rc != SQLITE_OK) return rc;
   c->tail = bridge_next(c, tail);
@@ -384,7 +398,7 @@ int bridge_prepare_again(bridge_stmt *s) {
   int rc;
   c->prepared = 0;
   /* sqlite3_sql is NUL-terminated: SQLite parses it in place. */
-  rc = sqlite3_prepare_v3(c->db, sqlite3_sql(s->stmt), -1, 0, &st, 0);
+  rc = bridge_compile(c, sqlite3_sql(s->stmt), -1, 0, &st, 0);
   if (rc != SQLITE_OK) return rc;
   if (!st) return SQLITE_MISUSE;
   return bridge_adopt(c, st);
@@ -616,7 +630,7 @@ int bridge_exec_script(bridge_conn *c, int off, int stop_at_last, uint64_t gen) 
       break;
     }
     do {
-      rc = sqlite3_prepare_v3(c->db, c->sql + off, c->sql_len - off + 1, 0, &st, &tail);
+      rc = bridge_compile(c, c->sql + off, c->sql_len - off + 1, 0, &st, &tail);
     } while (bridge_unlock_retry(c, 0, &rc));
     if (rc != SQLITE_OK) break;
     next = bridge_next(c, tail);

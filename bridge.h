@@ -126,7 +126,7 @@ struct bridge_conn {
   uint64_t *cancelled; /* pinned Go memory, set once after open */
   struct bridge_busy *busy; /* the busy handler's state that points back here, if any */
   int watching;        /* progress handler installed */
-  int depth;           /* sqlite3_step calls in progress: >0 while a callback runs */
+  int depth;           /* sqlite3_step and _prepare calls in progress: >0 while a callback runs */
   sqlite3_stmt *running; /* the statement in the innermost sqlite3_step, or 0 */
   int unlock_waiting;  /* 1 while waiting for another connection's shared-cache
                        ** lock (sqlite_unlock_notify tag; always 0 without it),
@@ -523,7 +523,9 @@ int bridge_changeset_invert(const void *p, int n, int *nout, void **out);
 ** one cgo call; and the rows of a bulk execution. Allocated by
 ** bridge_direct_new, freed by bridge_direct_free (which never touches the
 ** statement: it may run after the connection closed). Go reads and writes
-** its fields without cgo calls. */
+** its fields without cgo calls. The calls that step take the generation of
+** the run's cancellation (gen, 0 when it cannot be cancelled), as bridge_step
+** does; the flags are done first, even when the run is already cancelled. */
 typedef struct bridge_direct {
   bridge_stmt *s;
   bridge_arg *args;    /* nargs values; type 0: nothing to bind for that parameter */

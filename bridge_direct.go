@@ -2,7 +2,10 @@ package sqlite3
 
 // The cgo boundary of direct.go (bridge.c's "direct statement API" section).
 // The per-row calls take the bridge_direct as an integer, as bridge.go's do
-// for statements: it is C memory, and cgo checks pointer arguments.
+// for statements: it is C memory, and cgo checks pointer arguments. The calls
+// that run the statement arm the connection for its run (gen), and, made from
+// a callback of another statement's step, put that step's arming back after
+// (nestedArming), as cStep does.
 
 /*
 #include "bridge.h"
@@ -40,13 +43,25 @@ func cDirectPrepareRun(d directHandle, flags int) int {
 
 // cDirectStep calls bridge_direct_step: flags, then sqlite3_step and the row.
 func cDirectStep(d directHandle, flags int, gen uint64) int {
-	return int(C.bridge_direct_step_h(directInt(d), C.int(flags), C.uint64_t(gen)))
+	h := d.s.conn
+	outer, nested := nestedArming(h)
+	rc := C.bridge_direct_step_h(directInt(d), C.int(flags), C.uint64_t(gen))
+	if nested {
+		outer.restore(h)
+	}
+	return int(rc)
 }
 
 // cDirectStepBatch calls bridge_direct_step_batch: flags, then up to max
 // rows of a read-only statement into its batch buffer; the number of rows.
 func cDirectStepBatch(d directHandle, flags int, gen uint64, max int) int {
-	return int(C.bridge_direct_step_batch_h(directInt(d), C.int(flags), C.uint64_t(gen), C.int(max)))
+	h := d.s.conn
+	outer, nested := nestedArming(h)
+	n := C.bridge_direct_step_batch_h(directInt(d), C.int(flags), C.uint64_t(gen), C.int(max))
+	if nested {
+		outer.restore(h)
+	}
+	return int(n)
 }
 
 // cDirectFormat calls bridge_direct_format: SQLite's text of a FLOAT, in the
@@ -58,14 +73,25 @@ func cDirectFormat(d directHandle, v float64) []byte {
 
 // cDirectExec calls bridge_direct_exec: flags, step to the end, reset.
 func cDirectExec(d directHandle, flags int, gen uint64) int {
-	return int(C.bridge_direct_exec_h(directInt(d), C.int(flags), C.uint64_t(gen)))
+	h := d.s.conn
+	outer, nested := nestedArming(h)
+	rc := C.bridge_direct_exec_h(directInt(d), C.int(flags), C.uint64_t(gen))
+	if nested {
+		outer.restore(h)
+	}
+	return int(rc)
 }
 
 // cDirectExecRows calls bridge_direct_exec_rows: n rows of values, each run
 // to its end, in one call. It returns the result and the rows completed.
 func cDirectExecRows(d directHandle, n int, gen uint64) (int, int) {
-	rc := int(C.bridge_direct_exec_rows_h(directInt(d), C.int(n), C.uint64_t(gen)))
-	return rc, int(d.done)
+	h := d.s.conn
+	outer, nested := nestedArming(h)
+	rc := C.bridge_direct_exec_rows_h(directInt(d), C.int(n), C.uint64_t(gen))
+	if nested {
+		outer.restore(h)
+	}
+	return int(rc), int(d.done)
 }
 
 func directInt(d directHandle) C.uintptr_t { return C.uintptr_t(uintptr(unsafe.Pointer(d))) }

@@ -3,9 +3,11 @@
 package sqlite3
 
 import (
+	"context"
 	"database/sql"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -33,12 +35,23 @@ import (
 // collected without Finalize is finalized for you (never a crash), and one
 // left on a row keeps the connection's read lock until then.
 //
+// Its runs observe a context once SetInterrupt gave it one: a long step
+// stops when the context ends, and Step hands out no further row; the error is
+// the one database/sql returns for the same query. A context that cannot be
+// cancelled (the default) costs nothing.
+//
+// A Go function, aggregate or hook that runs while a statement of the
+// connection steps may use DirectStmts of its own on that connection (prepare,
+// step, read, finalize); the outer statement's rows and its cancellation are
+// kept. The statement that is running the callback cannot be used from it.
+//
 // Misuse is an Error (ErrMisuse, ErrRange), never a crash: a Step or Bind
 // after Finalize or after the connection closed, a Bind while a run is in
-// progress (as in C: Reset first), a parameter index out of range. Column
-// reads with no current row (before the first Step, after the last, after
-// Reset) or with a column index out of range read as NULL, as SQLite's C API
-// does.
+// progress (as in C: Reset first), a parameter index out of range, any use
+// of a statement from a callback of its own step but column reads and
+// SetInterrupt. Column reads with no current row (before the first Step,
+// after the last, after Reset, during the statement's own step) or with a
+// column index out of range read as NULL, as SQLite's C API does.
 type DirectStmt struct {
 	c     *SQLiteConn
 	s     *SQLiteStmt
@@ -62,6 +75,12 @@ type DirectStmt struct {
 
 	changes, lastID int64 // Changes and LastInsertRowID
 
+	// ctx is the context SetInterrupt set (nil: none); iw arms the runs
+	// when ctx can be cancelled, and is nil otherwise, so that a statement
+	// without a cancellable context tests one pointer per Step.
+	ctx context.Context
+	iw  *directWatch
+
 	// Rows of a read-only statement stepped ahead (bridge_direct_step_batch):
 	// nb rows in batch, the caller on row bi; brc is the result of the step
 	// after them, berr its error, built at once while SQLite's message is
@@ -77,9 +96,10 @@ type DirectStmt struct {
 
 // Where a DirectStmt is in a run.
 const (
-	directReady  = iota // reset: binds allowed
-	directRow           // Step returned a row (held unless the run has ended: holds)
-	directHalted        // Step returned the end or an error
+	directReady   = iota // reset: binds allowed
+	directRow            // Step returned a row (held unless the run has ended: holds)
+	directHalted         // Step returned the end or an error
+	directRunning        // in a cgo call that runs it: a callback of its own step must not use it
 )
 
 // Datatype is the storage class of a value (sqlite3_column_type,
@@ -160,6 +180,9 @@ func (ds *DirectStmt) usable() error {
 	if ds.final {
 		return directError(ErrMisuse, "statement is finalized")
 	}
+	if ds.state == directRunning {
+		return errOwnCallback
+	}
 	if ds.c.closed {
 		return directError(ErrMisuse, "connection is closed")
 	}
@@ -169,16 +192,29 @@ func (ds *DirectStmt) usable() error {
 	return nil
 }
 
+// errOwnCallback is the misuse of a statement from a Go callback (function,
+// hook) that its own step is running: SQLite's statement is in the middle of
+// that step, and resetting or stepping it there would corrupt it.
+var errOwnCallback = directError(ErrMisuse, "statement used from a callback of its own step")
+
 // Finalize ends the use of the statement (sqlite3_finalize,
 // https://sqlite.org/c3ref/finalize.html): it goes back to the connection's
 // statement cache, reset and its bindings cleared, or is finalized. Calling
-// it again does nothing. Column views from it must no longer be used.
+// it again does nothing. Column views from it must no longer be used. From a
+// callback of the statement's own step it is ErrMisuse, and does nothing.
 func (ds *DirectStmt) Finalize() error {
 	if ds.final {
 		return nil
 	}
+	if ds.state == directRunning {
+		return errOwnCallback
+	}
 	ds.final = true
 	ds.cleanup.Stop()
+	if ds.iw != nil {
+		ds.iw.stop()
+		ds.iw = nil
+	}
 	k := ds.c.core
 	k.enter()
 	if !ds.c.closed && (ds.state != directReady || ds.dirty) {
@@ -211,10 +247,19 @@ func (ds *DirectStmt) Close() error { return ds.Finalize() }
 // row, 4 KiB per call at most); a row with more ends the batch, and is read
 // where SQLite keeps it.
 //
+// With a context from SetInterrupt, Step returns its error (and no row) once
+// it has ended, even for rows already stepped ahead, and the run ends as an
+// interrupted one does: a statement stopped on a row is reset.
+//
 // Cost: at most one cgo call; no allocation.
 func (ds *DirectStmt) Step() (bool, error) {
 	if err := ds.usable(); err != nil {
 		return false, err
+	}
+	if ds.iw != nil && ds.iw.ended() {
+		// A row stepped ahead was computed before the context ended; it
+		// must not be handed out after.
+		return false, ds.cancel()
 	}
 	if ds.bi+1 < ds.nb {
 		ds.bi++
@@ -233,22 +278,32 @@ func (ds *DirectStmt) Step() (bool, error) {
 			return false, err
 		}
 	}
+	var w watch
+	if ds.iw != nil {
+		var ended bool
+		if w, ended = ds.iw.arm(ds.c); ended {
+			return false, ds.cancel()
+		}
+	}
 	// A statement on a row holds the connection already (no cleanup can
 	// claim it): entering again would cost two atomic operations per call.
 	k := ds.c.core
+	prev := ds.state
 	held := ds.holds
 	if !held {
 		k.enter()
 	}
 	s := ds.s
 	var rc int
+	ds.state = directRunning
 	if len(ds.cols) > 0 && stmtReadonly(s.h) {
 		limit := maxAhead
 		if n := len(ds.cols); n*maxAhead > aheadCells { // no division for rows of up to 16 columns
 			limit = max(aheadCells/n, 1)
 		}
 		ds.ahead = min(max(2*ds.ahead, 2), limit)
-		n := cDirectStepBatch(ds.d, ds.flags, 0, ds.ahead)
+		n := cDirectStepBatch(ds.d, ds.flags, w.gen, ds.ahead)
+		ds.state = prev
 		rc = stmtRC(s.h)
 		ds.afterRun(s)
 		if n > 0 {
@@ -256,7 +311,7 @@ func (ds *DirectStmt) Step() (bool, error) {
 			ds.batch = stmtBatch(s.h, n)
 			ds.nb, ds.bi, ds.brc = n, 0, rc
 			if rc != sqliteRow && rc != sqliteDone {
-				ds.berr = ds.c.errorFor(rc, &watch{}, 0)
+				ds.berr = ds.c.errorFor(rc, &w, 0)
 			} else if rc == sqliteDone {
 				ds.changes, ds.lastID = stmtChanges(s.h), stmtLastInsertID(s.h)
 			}
@@ -264,7 +319,8 @@ func (ds *DirectStmt) Step() (bool, error) {
 			rc = sqliteRow
 		}
 	} else {
-		rc = cDirectStep(ds.d, ds.flags, 0)
+		rc = cDirectStep(ds.d, ds.flags, w.gen)
+		ds.state = prev
 		ds.afterRun(s)
 		ds.cols = s.cols
 	}
@@ -291,7 +347,7 @@ func (ds *DirectStmt) Step() (bool, error) {
 		}
 		return false, nil
 	}
-	err := ds.c.errorFor(rc, &watch{}, 0)
+	err := ds.c.errorFor(rc, &w, 0)
 	ds.halt() // after errorFor, which reads SQLite's message while held
 	if !held {
 		k.leave()
@@ -334,10 +390,14 @@ func (ds *DirectStmt) current() bool {
 // bindings. A statement stopped on a row is reset at once (one cgo call),
 // which ends its read transaction; one that ran to its end (or failed) holds
 // nothing, and is reset by the next Step or Exec, in that call. Errors of the
-// last run were Step's: Reset returns nil unless the statement is finalized.
+// last run were Step's: Reset returns nil unless the statement is finalized
+// (or used from a callback of its own step).
 func (ds *DirectStmt) Reset() error {
 	if ds.final {
 		return directError(ErrMisuse, "statement is finalized")
+	}
+	if ds.state == directRunning {
+		return errOwnCallback
 	}
 	if ds.state == directRow && ds.nb > 0 && ds.brc != sqliteRow {
 		// The statement has already run to its end (after the rows stepped
@@ -366,6 +426,9 @@ func (ds *DirectStmt) Reset() error {
 func (ds *DirectStmt) ClearBindings() error {
 	if ds.final {
 		return directError(ErrMisuse, "statement is finalized")
+	}
+	if ds.state == directRunning {
+		return errOwnCallback
 	}
 	ds.dropPending()
 	ds.flags = ds.flags&^directBind | directClear
@@ -410,15 +473,21 @@ func (ds *DirectStmt) Exec(args ...any) error {
 			return err
 		}
 	}
+	var w watch
+	if ds.iw != nil {
+		w = ds.iw.armRun(ds.c)
+	}
 	k := ds.c.core
 	k.enter()
-	rc := cDirectExec(ds.d, ds.flags, 0)
+	ds.state = directRunning
+	rc := cDirectExec(ds.d, ds.flags, w.gen)
+	ds.state = directReady
 	ds.flags, ds.used = 0, 0
 	ds.dirty = true
 	ds.changes, ds.lastID = stmtChanges(ds.s.h), stmtLastInsertID(ds.s.h)
 	var err error
 	if rc != sqliteOK {
-		err = ds.c.errorFor(rc, &watch{}, 0)
+		err = ds.c.errorFor(rc, &w, 0)
 	}
 	k.leave()
 	return err
@@ -469,3 +538,113 @@ func (ds *DirectStmt) Changes() int64 { return ds.changes }
 // same moment as Changes (sqlite3_last_insert_rowid,
 // https://sqlite.org/c3ref/last_insert_rowid.html). No cgo call.
 func (ds *DirectStmt) LastInsertRowID() int64 { return ds.lastID }
+
+// SetInterrupt makes the statement's following runs (Step, Exec,
+// ExecColumns) observe ctx, until it is called again, and returns the context
+// it replaces (context.Background() at first; nil is taken as Background). It
+// is this statement's, not the connection's: other statements, and the
+// database/sql calls, observe their own contexts.
+//
+// When ctx ends, a step in progress stops within a few thousand SQLite VM
+// instructions (a progress handler polls a word in C memory, as for
+// database/sql queries), and Step hands out no further row, even one it
+// stepped ahead; the error is ctx.Err() (with _strict=1, an Error that
+// matches both ctx.Err() and ErrInterrupt), as database/sql's QueryContext
+// returns on this connection. As in SQLite, an interrupted write inside an
+// explicit transaction rolls the transaction back. The statement stays usable:
+// Reset, set a live context, and run it again.
+//
+// Cost: nothing on the runs for a context that cannot be cancelled (Done
+// returns nil, as for context.Background()); otherwise one
+// context.AfterFunc per call of SetInterrupt (no goroutine until ctx ends),
+// and a few nanoseconds per cgo call. The idea is that of
+// SetInterrupt in zombiezen.com/go/sqlite, crawshaw.io/sqlite and
+// github.com/ncruces/go-sqlite3, for one statement.
+func (ds *DirectStmt) SetInterrupt(ctx context.Context) (old context.Context) {
+	old = ds.ctx
+	if old == nil {
+		old = context.Background()
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if ds.final {
+		return old // nothing runs any more: nothing to stop
+	}
+	if ds.iw != nil {
+		ds.iw.stop()
+		ds.iw = nil
+	}
+	ds.ctx = ctx
+	if ctx.Done() != nil {
+		iw := &directWatch{ctx: ctx}
+		word := ds.c.word
+		iw.stop = context.AfterFunc(ctx, func() { raise(word.p, iw.gen.Load()) })
+		ds.iw = iw
+	}
+	return old
+}
+
+// directWatch is the cancellation of a DirectStmt's runs (SetInterrupt). Each
+// run takes a generation of its own, the connection's newest, and publishes
+// it in gen, which the context's AfterFunc raises the cancellation word to:
+// so the word can never stand above it when the run starts (as it could with
+// one generation kept for the statement's life, raised by a later operation
+// cancelled meanwhile), and a cancellation always reaches the run in
+// progress.
+type directWatch struct {
+	ctx  context.Context
+	gen  atomic.Uint64
+	stop func() bool
+}
+
+// ended reports, without blocking, whether the context has ended.
+func (iw *directWatch) ended() bool {
+	select {
+	case <-iw.ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// arm returns the watch of a run about to start, and whether the context
+// has already ended. The check comes after gen is published: an AfterFunc
+// that runs later raises this run's generation.
+func (iw *directWatch) arm(c *SQLiteConn) (watch, bool) {
+	c.gen++
+	iw.gen.Store(c.gen)
+	return watch{gen: c.gen, ctx: iw.ctx}, iw.ended()
+}
+
+// armRun is arm for a run that resets the statement first (Exec,
+// ExecColumns): when the context has ended, it raises the word itself, and
+// the bridge stops the run before its first step, after the reset, as it
+// stops any interrupted run.
+func (iw *directWatch) armRun(c *SQLiteConn) watch {
+	w, ended := iw.arm(c)
+	if ended {
+		raise(c.word.p, w.gen)
+	}
+	return w
+}
+
+// cancel ends the run because the context has ended, as an interrupted step
+// does, and returns the error: a statement stopped on a row is reset now,
+// which releases its read lock; one that has not started stays as it is.
+func (ds *DirectStmt) cancel() error {
+	err := ds.c.contextError(ds.iw.ctx)
+	if ds.state == directRow {
+		if ds.nb == 0 || ds.brc == sqliteRow {
+			k := ds.c.core
+			k.enter()
+			if !ds.c.closed {
+				cDirectPrepareRun(ds.d, ds.flags|directReset)
+			}
+			ds.flags = 0
+			k.leave()
+		}
+		ds.halt()
+	}
+	return err
+}

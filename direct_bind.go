@@ -62,7 +62,7 @@ func (ds *DirectStmt) slot(i int) (*argSlot, error) {
 func (ds *DirectStmt) take(i int) *argSlot {
 	a := &ds.args[i-1]
 	if a.own != 0 {
-		ds.freeOwned(a)
+		ds.freeValue(a)
 	}
 	a.n = 0
 	ds.flags |= directBind
@@ -70,9 +70,9 @@ func (ds *DirectStmt) take(i int) *argSlot {
 	return a
 }
 
-// freeOwned frees the C buffer of a value of 64 KiB or more bound since the
+// freeValue frees the C buffer of a value of 64 KiB or more bound since the
 // last run, which SQLite has not adopted.
-func (ds *DirectStmt) freeOwned(a *argSlot) {
+func (ds *DirectStmt) freeValue(a *argSlot) {
 	if a.typ != 0 {
 		cFree(*(*unsafe.Pointer)(unsafe.Pointer(&a.v)))
 	}

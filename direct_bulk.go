@@ -77,15 +77,22 @@ func (ds *DirectStmt) ExecColumns(cols ...any) (int, error) {
 		}
 		k.enter()
 		if ds.c.closed {
+			freeOwned(directRows(ds.d)[:m*len(ds.args)])
 			k.leave()
 			return done, directError(ErrMisuse, "connection is closed")
 		}
-		rc, ran := cDirectExecRows(ds.d, m, 0)
+		var w watch
+		if ds.iw != nil {
+			w = ds.iw.armRun(ds.c)
+		}
+		ds.state = directRunning
+		rc, ran := cDirectExecRows(ds.d, m, w.gen)
+		ds.state = directReady
 		done += ran
 		ds.changes += stmtChanges(ds.s.h)
 		ds.lastID = stmtLastInsertID(ds.s.h)
 		if rc != sqliteOK {
-			err := ds.c.errorFor(rc, &watch{}, 0)
+			err := ds.c.errorFor(rc, &w, 0)
 			k.leave()
 			return done, err
 		}

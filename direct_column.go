@@ -146,6 +146,9 @@ func (ds *DirectStmt) textNumber(i int, b []byte) (int64, float64) {
 	if ds.current() {
 		return cColumnInt64(ds.s.h, i), cColumnDouble(ds.s.h, i)
 	}
+	if restore := c.nest(); restore != nil { // read from a callback: keep the outer operation's SQL
+		defer restore()
+	}
 	s, _, rc, err := c.prepareCached("SELECT ?1", 0)
 	if err != nil || rc != sqliteOK || s == nil {
 		return 0, 0

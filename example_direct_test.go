@@ -5,7 +5,9 @@ package sqlite3
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"time"
 )
 
 // A database/sql program whose hot loops use the direct statement API:
@@ -101,4 +103,51 @@ func Example_directAPI() {
 	// Output:
 	// sum of x over 499: 999.5 last label: p1000
 	// rows: 1002
+}
+
+// A direct statement observes a context once SetInterrupt gave it one: here a
+// count that would run for seconds stops at its deadline, with the error
+// database/sql returns, and the statement then runs again under a live
+// context.
+func ExampleDirectStmt_SetInterrupt() {
+	db, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		st, err := dc.(*SQLiteConn).PrepareDirect(
+			"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < ?) SELECT count(*) FROM c")
+		if err != nil {
+			return err
+		}
+		defer st.Finalize()
+
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		st.SetInterrupt(ctx)
+		st.BindInt64(1, 5e7)
+		_, err = st.Step()
+		fmt.Println("deadline:", errors.Is(err, context.DeadlineExceeded))
+
+		st.SetInterrupt(context.Background())
+		st.Reset()
+		st.BindInt64(1, 1000)
+		if _, err := st.Step(); err != nil {
+			return err
+		}
+		fmt.Println("count:", st.ColumnInt64(0))
+		return nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	// Output:
+	// deadline: true
+	// count: 1000
 }
