@@ -57,8 +57,10 @@ const maxFunctionArgs = 1000
 //
 // impl runs on the goroutine that runs the statement. Registered in a
 // ConnectHook, one impl serves every connection of the pool, so it may run
-// on several goroutines at once and must be safe for that. It must not use
-// the connection it runs on (no queries on it from inside impl).
+// on several goroutines at once and must be safe for that. It may run SQL on
+// the connection it runs on only through that *SQLiteConn itself (as a
+// ConnectHook received it: ExecContext, QueryContext or a DirectStmt), never
+// through database/sql, which holds the connection while the statement runs.
 //
 // pure declares that impl's result depends only on its arguments
 // (SQLITE_DETERMINISTIC): SQLite may then evaluate it once for constant
