@@ -33,17 +33,21 @@ import (
 // connection (inside Raw, or on a sql.Conn, from one goroutine at a time),
 // and Finalize it before you let the connection go back to the pool. One
 // collected without Finalize is finalized for you (never a crash), and one
-// left on a row keeps the connection's read lock until then.
+// left on a row keeps the connection's read lock until then. Until it is
+// finalized the connection counts it as in use, so statements dropped
+// without Close on that connection meanwhile are finalized at its next Step
+// or Exec, or at its Finalize.
 //
 // Its runs observe a context once SetInterrupt gave it one: a long step
 // stops when the context ends, and Step hands out no further row; the error is
 // the one database/sql returns for the same query. A context that cannot be
 // cancelled (the default) costs nothing.
 //
-// A Go function, aggregate or hook that runs while a statement of the
-// connection steps may use DirectStmts of its own on that connection (prepare,
-// step, read, finalize); the outer statement's rows and its cancellation are
-// kept. The statement that is running the callback cannot be used from it.
+// A Go function or aggregate that runs while a statement of the connection
+// steps may use DirectStmts of its own on that connection (prepare, step,
+// read, finalize); the outer statement's rows and its cancellation are kept.
+// The statement that is running the callback cannot be used from it. Hooks
+// must not use their connection at all, as SQLite requires.
 //
 // Misuse is an Error (ErrMisuse, ErrRange), never a crash: a Step or Bind
 // after Finalize or after the connection closed, a Bind while a run is in
@@ -62,7 +66,6 @@ type DirectStmt struct {
 	used  int       // arena bytes of values not yet bound
 	flags int       // directReset/Clear/Bind: what the next run does first
 	state uint8
-	holds bool // on a row that SQLite is still on: the connection is held
 	dirty bool // bound or run since the bindings were last cleared
 	final bool // finalized
 
@@ -97,7 +100,7 @@ type DirectStmt struct {
 // Where a DirectStmt is in a run.
 const (
 	directReady   = iota // reset: binds allowed
-	directRow            // Step returned a row (held unless the run has ended: holds)
+	directRow            // Step returned a row
 	directHalted         // Step returned the end or an error
 	directRunning        // in a cgo call that runs it: a callback of its own step must not use it
 )
@@ -171,8 +174,39 @@ func (c *SQLiteConn) PrepareDirect(query string) (*DirectStmt, error) {
 	ds := &DirectStmt{c: c, s: s, d: d, cols: s.cols, args: directArgs(d),
 		// A statement from the cache may hold another run's bindings.
 		flags: directReset | directClear}
-	ds.cleanup = runtime.AddCleanup(ds, cDirectFree, d)
+	// The statement counts as one use of the connection for its whole life
+	// (lifetime.go), so that no cleanup can claim the connection under one
+	// of its calls: Step, Exec and Reset then need no atomic operation of
+	// their own. Finalize, or the cleanup of a statement dropped without it,
+	// ends the use.
+	c.core.users.Add(1)
+	ds.cleanup = runtime.AddCleanup(ds, collectDirect, directOwner{d: d, core: c.core})
 	return ds, nil
+}
+
+// directOwner is what the cleanup of a DirectStmt needs.
+type directOwner struct {
+	d    directHandle
+	core *connCore
+}
+
+// collectDirect is the cleanup of a DirectStmt collected without Finalize:
+// it frees the statement's C side and ends its use of the connection (its
+// SQLiteStmt, collected with it, is finalized by its own cleanup).
+func collectDirect(o directOwner) {
+	cDirectFree(o.d)
+	o.core.leave()
+}
+
+// reap lets the cleanups of statements collected meanwhile finalize them
+// now, as any operation's end does (connCore.leave): a live DirectStmt
+// keeps the connection in use, and would otherwise delay them until it is
+// finalized. A plain load when there is nothing to do.
+func (ds *DirectStmt) reap() {
+	if k := ds.c.core; k.pending.Load() != 0 {
+		k.leave()
+		k.enter()
+	}
 }
 
 // usable reports why the statement cannot run now.
@@ -215,15 +249,13 @@ func (ds *DirectStmt) Finalize() error {
 		ds.iw.stop()
 		ds.iw = nil
 	}
-	k := ds.c.core
-	k.enter()
 	if !ds.c.closed && (ds.state != directReady || ds.dirty) {
 		cReset(ds.s.h) // no lock held and no bound value kept while idle
 	}
 	ds.halt()
 	ds.c.release(ds.s)
-	k.leave()
 	cDirectFree(ds.d)
+	ds.c.core.leave() // the statement's use of the connection ends
 	ds.d, ds.s, ds.cols, ds.args, ds.arena = nil, nil, nil, nil, nil
 	ds.state = directReady
 	return nil
@@ -285,14 +317,8 @@ func (ds *DirectStmt) Step() (bool, error) {
 			return false, ds.cancel()
 		}
 	}
-	// A statement on a row holds the connection already (no cleanup can
-	// claim it): entering again would cost two atomic operations per call.
-	k := ds.c.core
+	ds.reap()
 	prev := ds.state
-	held := ds.holds
-	if !held {
-		k.enter()
-	}
 	s := ds.s
 	var rc int
 	ds.state = directRunning
@@ -327,31 +353,14 @@ func (ds *DirectStmt) Step() (bool, error) {
 	switch rc {
 	case sqliteRow:
 		ds.state = directRow
-		if !held {
-			// A run that ended within the batch holds nothing in SQLite, and
-			// its rows are read from the batch without a cgo call: only a
-			// statement SQLite is still on needs the connection held, as an
-			// open Rows holds it (lifetime.go).
-			if ds.nb == 0 || ds.brc == sqliteRow {
-				ds.holds = true
-				s.own.hold()
-			}
-			k.leave()
-		}
 		return true, nil
 	case sqliteDone:
 		ds.changes, ds.lastID = stmtChanges(s.h), stmtLastInsertID(s.h)
 		ds.halt()
-		if !held {
-			k.leave()
-		}
 		return false, nil
 	}
 	err := ds.c.errorFor(rc, &w, 0)
-	ds.halt() // after errorFor, which reads SQLite's message while held
-	if !held {
-		k.leave()
-	}
+	ds.halt()
 	return false, err
 }
 
@@ -368,12 +377,8 @@ func (ds *DirectStmt) afterRun(s *SQLiteStmt) {
 	}
 }
 
-// halt marks the run ended, and the connection no longer held.
+// halt marks the run ended.
 func (ds *DirectStmt) halt() {
-	if ds.holds {
-		ds.holds = false
-		ds.s.own.release()
-	}
 	ds.state = directHalted
 	ds.nb, ds.ahead = 0, 0
 }
@@ -406,14 +411,11 @@ func (ds *DirectStmt) Reset() error {
 	}
 	switch ds.state {
 	case directRow:
-		k := ds.c.core
-		k.enter()
 		if !ds.c.closed {
 			cDirectPrepareRun(ds.d, ds.flags|directReset)
 		}
 		ds.flags = 0
 		ds.halt()
-		k.leave()
 	case directHalted:
 		ds.flags |= directReset
 	}
@@ -477,8 +479,7 @@ func (ds *DirectStmt) Exec(args ...any) error {
 	if ds.iw != nil {
 		w = ds.iw.armRun(ds.c)
 	}
-	k := ds.c.core
-	k.enter()
+	ds.reap()
 	ds.state = directRunning
 	rc := cDirectExec(ds.d, ds.flags, w.gen)
 	ds.state = directReady
@@ -489,7 +490,6 @@ func (ds *DirectStmt) Exec(args ...any) error {
 	if rc != sqliteOK {
 		err = ds.c.errorFor(rc, &w, 0)
 	}
-	k.leave()
 	return err
 }
 
@@ -636,13 +636,10 @@ func (ds *DirectStmt) cancel() error {
 	err := ds.c.contextError(ds.iw.ctx)
 	if ds.state == directRow {
 		if ds.nb == 0 || ds.brc == sqliteRow {
-			k := ds.c.core
-			k.enter()
 			if !ds.c.closed {
 				cDirectPrepareRun(ds.d, ds.flags|directReset)
 			}
 			ds.flags = 0
-			k.leave()
 		}
 		ds.halt()
 	}

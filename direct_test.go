@@ -831,38 +831,66 @@ func TestDirectTextConversionsAhead(t *testing.T) {
 	}
 }
 
-// A statement on a row holds its connection (a cleanup may not claim it) only
-// while SQLite is still on that row: a query that reached its end inside
-// Step's batch holds nothing, so none of its rows counts as a use of the
-// connection.
-func TestDirectHoldsOnlyUnfinishedRuns(t *testing.T) {
+// A DirectStmt is one use of its connection from PrepareDirect to Finalize
+// (or its collection), whatever it does meanwhile, so that its calls need no
+// count of their own; statements collected meanwhile are finalized at its
+// next Step or Exec, not left until it ends.
+func TestDirectStmtIsOneUse(t *testing.T) {
 	c := rawConn(t, ":memory:")
 	directExec(t, c, "CREATE TABLE t(x)")
 	directExec(t, c, "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < 1000) INSERT INTO t SELECT x FROM r")
-	users := func() int32 { return c.core.users.Load() }
-
+	k := c.core
+	want := func(step string, n int32) {
+		t.Helper()
+		if got := k.users.Load(); got != n {
+			t.Errorf("%s: %d uses of the connection, want %d", step, got, n)
+		}
+	}
+	want("before", 0)
 	one := mustPrepareDirect(t, c, "SELECT count(*) FROM t")
-	mustStep(t, one, true)
-	if n := users(); n != 0 {
-		t.Errorf("on the row of a finished one-row query: %d uses of the connection, want 0", n)
-	}
-	if got := one.ColumnInt64(0); got != 1000 {
-		t.Errorf("count = %d, want 1000", got)
-	}
-	mustStep(t, one, false)
-
+	want("prepared", 1)
+	mustStep(t, one, true) // the end comes in the same call
+	want("on the row of a finished query", 1)
 	many := mustPrepareDirect(t, c, "SELECT x FROM t")
 	mustStep(t, many, true)
-	if n := users(); n != 1 {
-		t.Errorf("in the middle of a scan: %d uses of the connection, want 1", n)
+	want("two statements, one in the middle of a scan", 2)
+
+	// A statement collected now waits for no use to be left: the next Step
+	// of a DirectStmt lets it go.
+	before := liveStatements(c.h)
+	func() {
+		s, err := c.Prepare("SELECT 42 FROM t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = s // dropped without Close
+	}()
+	if !collectUntil(func() bool { return k.pending.Load() != 0 }) {
+		t.Fatal("the dropped statement's cleanup did not run")
 	}
-	many.Reset()
-	if n := users(); n != 0 {
-		t.Errorf("after Reset: %d uses of the connection, want 0", n)
+	if liveStatements(c.h) != before+1 {
+		t.Fatalf("%d statements live, want %d (the dropped one, not yet finalized)", liveStatements(c.h), before+1)
 	}
-	mustStep(t, one, true) // runs again from the start
-	if n := users(); n != 0 {
-		t.Errorf("one-row query run again: %d uses, want 0", n)
-	}
+	many.Finalize()
+	want("one statement left", 1)
+	mustStep(t, one, false) // served from the batch: no call, nothing to do
 	one.Reset()
+	mustStep(t, one, true)
+	if n := liveStatements(c.h); n != before || k.pending.Load() != 0 {
+		t.Errorf("after Step: %d statements live (want %d), %d pending", n, before, k.pending.Load())
+	}
+	one.Finalize()
+	want("finalized", 0)
+
+	// One dropped without Finalize ends its use when collected.
+	func() {
+		d, err := c.PrepareDirect("SELECT x FROM t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Step()
+	}()
+	if !collectUntil(func() bool { return k.users.Load() == 0 }) {
+		t.Fatalf("a collected DirectStmt still counts: %d uses", k.users.Load())
+	}
 }
