@@ -110,14 +110,17 @@ func intScan(b *testing.B, db *sql.DB) error {
 	})
 }
 
-func batchInsert(b *testing.B, db *sql.DB) error {
+// batch times insert, which inserts BatchInsert's rows with st (prepared in
+// the op's transaction, as the C program prepares its statement), on one
+// connection of db.
+func batch(b *testing.B, db *sql.DB, insert func(st *sqlite3.DirectStmt) error) error {
 	return workload.Raw(db, func(dc any) error {
 		c := dc.(*sqlite3.SQLiteConn)
 		exec := func(q string) error {
 			_, err := c.ExecContext(context.Background(), q, nil)
 			return err
 		}
-		insert := func() error {
+		op := func() error {
 			if err := exec("BEGIN"); err != nil {
 				return err
 			}
@@ -125,16 +128,7 @@ func batchInsert(b *testing.B, db *sql.DB) error {
 			if err != nil {
 				return err
 			}
-			for i := range int64(workload.BatchRows) {
-				st.BindInt64(1, i)
-				st.BindInt64(2, i*7)
-				st.BindFloat(3, float64(i)*0.5)
-				st.BindText(4, "batch insert payload")
-				if _, err = st.Step(); err != nil {
-					break
-				}
-				st.Reset()
-			}
+			err = insert(st)
 			st.Finalize()
 			if err != nil {
 				return err
@@ -150,7 +144,23 @@ func batchInsert(b *testing.B, db *sql.DB) error {
 			st.Step()
 			return st.ColumnInt64(0), nil
 		}
-		return workload.BatchLoop(b, exec, insert, count)
+		return workload.BatchLoop(b, exec, op, count)
+	})
+}
+
+func batchInsert(b *testing.B, db *sql.DB) error {
+	return batch(b, db, func(st *sqlite3.DirectStmt) error {
+		for i := range int64(workload.BatchRows) {
+			st.BindInt64(1, i)
+			st.BindInt64(2, i*7)
+			st.BindFloat(3, float64(i)*0.5)
+			st.BindText(4, "batch insert payload")
+			if _, err := st.Step(); err != nil {
+				return err
+			}
+			st.Reset()
+		}
+		return nil
 	})
 }
 
@@ -163,37 +173,9 @@ func batchBulk(b *testing.B, db *sql.DB) error {
 	for i := range int64(n) {
 		ids[i], ns[i], fs[i], ss[i] = i, i*7, float64(i)*0.5, "batch insert payload"
 	}
-	return workload.Raw(db, func(dc any) error {
-		c := dc.(*sqlite3.SQLiteConn)
-		exec := func(q string) error {
-			_, err := c.ExecContext(context.Background(), q, nil)
-			return err
-		}
-		insert := func() error {
-			if err := exec("BEGIN"); err != nil {
-				return err
-			}
-			st, err := c.PrepareDirect(workload.SQLBatchInsert)
-			if err != nil {
-				return err
-			}
-			_, err = st.ExecColumns(ids, ns, fs, ss)
-			st.Finalize()
-			if err != nil {
-				return err
-			}
-			return exec("COMMIT")
-		}
-		count := func() (int64, error) {
-			st, err := c.PrepareDirect("SELECT count(*) FROM batch")
-			if err != nil {
-				return 0, err
-			}
-			defer st.Finalize()
-			st.Step()
-			return st.ColumnInt64(0), nil
-		}
-		return workload.BatchLoop(b, exec, insert, count)
+	return batch(b, db, func(st *sqlite3.DirectStmt) error {
+		_, err := st.ExecColumns(ids, ns, fs, ss)
+		return err
 	})
 }
 
