@@ -176,8 +176,8 @@ func (c *SQLiteConn) PrepareDirect(query string) (*DirectStmt, error) {
 		flags: directReset | directClear}
 	// The statement counts as one use of the connection for its whole life
 	// (lifetime.go), so that no cleanup can claim the connection under one
-	// of its calls: Step, Exec and Reset then need no atomic operation of
-	// their own. Finalize, or the cleanup of a statement dropped without it,
+	// of its calls: none of its methods counts itself (no atomic operation
+	// per call). Finalize, or the cleanup of a statement dropped without it,
 	// ends the use.
 	c.core.users.Add(1)
 	ds.cleanup = runtime.AddCleanup(ds, collectDirect, directOwner{d: d, core: c.core})

@@ -22,10 +22,6 @@ func (ds *DirectStmt) BindParameterName(i int) string {
 	if ds.final || ds.c.closed || i < 1 || i > len(ds.args) {
 		return ""
 	}
-	if ds.s.params == nil {
-		ds.c.core.enter()
-		defer ds.c.core.leave()
-	}
 	return ds.s.paramName(i - 1)
 }
 
@@ -228,9 +224,6 @@ func (ds *DirectStmt) growArena(n int) error {
 
 // flush does what the next run would do first (reset, clear, bind) now.
 func (ds *DirectStmt) flush() error {
-	k := ds.c.core
-	k.enter()
-	defer k.leave()
 	rc := cDirectPrepareRun(ds.d, ds.flags)
 	ds.flags, ds.used = 0, 0
 	if rc != sqliteOK {

@@ -67,7 +67,6 @@ func (ds *DirectStmt) ExecColumns(cols ...any) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	k := ds.c.core
 	done := 0
 	ds.changes = 0
 	for done < n {
@@ -75,12 +74,11 @@ func (ds *DirectStmt) ExecColumns(cols ...any) (int, error) {
 		if err != nil {
 			return done, err
 		}
-		k.enter()
 		if ds.c.closed {
 			freeOwned(directRows(ds.d)[:m*len(ds.args)])
-			k.leave()
 			return done, directError(ErrMisuse, "connection is closed")
 		}
+		ds.reap()
 		var w watch
 		if ds.iw != nil {
 			w = ds.iw.armRun(ds.c)
@@ -92,11 +90,8 @@ func (ds *DirectStmt) ExecColumns(cols ...any) (int, error) {
 		ds.changes += stmtChanges(ds.s.h)
 		ds.lastID = stmtLastInsertID(ds.s.h)
 		if rc != sqliteOK {
-			err := ds.c.errorFor(rc, &w, 0)
-			k.leave()
-			return done, err
+			return done, ds.c.errorFor(rc, &w, 0)
 		}
-		k.leave()
 	}
 	return done, nil
 }

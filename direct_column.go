@@ -29,9 +29,7 @@ func (ds *DirectStmt) ColumnName(i int) string {
 	}
 	s := ds.s
 	if s.names == nil {
-		ds.c.core.enter()
 		names, rc := cColumnNames(s.h)
-		ds.c.core.leave()
 		if rc != sqliteOK {
 			return ""
 		}
@@ -47,8 +45,6 @@ func (ds *DirectStmt) ColumnDeclType(i int) string {
 	if ds.final || ds.c.closed || uint(i) >= uint(len(ds.cols)) {
 		return ""
 	}
-	ds.c.core.enter()
-	defer ds.c.core.leave()
 	return cColumnDeclType(ds.s.h, i)
 }
 
@@ -141,8 +137,6 @@ func (ds *DirectStmt) ColumnFloat(i int) float64 {
 // to a cached "SELECT ?1" on the connection and read back (three cgo calls).
 func (ds *DirectStmt) textNumber(i int, b []byte) (int64, float64) {
 	c := ds.c
-	c.core.enter()
-	defer c.core.leave()
 	if ds.current() {
 		return cColumnInt64(ds.s.h, i), cColumnDouble(ds.s.h, i)
 	}
@@ -222,8 +216,6 @@ func (ds *DirectStmt) ColumnBytes(i int) []byte { return ds.ColumnRawText(i) }
 // no FLOAT whose text differs: see bridge_direct_step_batch). One cgo call;
 // the bytes are C memory valid until the next call on the statement.
 func (ds *DirectStmt) floatText(i int, v float64) []byte {
-	ds.c.core.enter()
-	defer ds.c.core.leave()
 	if ds.current() {
 		return cColumnText(ds.s.h, i)
 	}
