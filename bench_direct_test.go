@@ -61,16 +61,11 @@ func benchDirectIntScan(b *testing.B, ctx bool) {
 		b.Fatal(err)
 	}
 	benchDirect(b, db, func(c *SQLiteConn) error {
-		st, err := c.PrepareDirect("SELECT a, b, c FROM ints")
+		st, done, err := benchPrepareDirect(c, "SELECT a, b, c FROM ints", ctx)
 		if err != nil {
 			return err
 		}
-		defer st.Finalize()
-		if ctx {
-			cctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			st.SetInterrupt(cctx)
-		}
+		defer done()
 		var sink int64
 		benchPerRow(b, benchIntRows, func() (int, error) {
 			n := 0
@@ -168,16 +163,11 @@ func benchPointLookup(b *testing.B, direct, ctx bool) {
 		return
 	}
 	benchDirect(b, db, func(c *SQLiteConn) error {
-		st, err := c.PrepareDirect("SELECT v FROM kv WHERE id = ?")
+		st, done, err := benchPrepareDirect(c, "SELECT v FROM kv WHERE id = ?", ctx)
 		if err != nil {
 			return err
 		}
-		defer st.Finalize()
-		if ctx {
-			cctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			st.SetInterrupt(cctx)
-		}
+		defer done()
 		for b.Loop() {
 			st.BindInt64(1, key())
 			if ok, err := st.Step(); !ok {
@@ -286,4 +276,20 @@ func benchDirectStmt(b *testing.B) {
 		}
 		return nil
 	})
+}
+
+// benchPrepareDirect prepares query, with a cancellable context set when
+// cancellable is true (the api=direct-ctx variants); done finalizes it.
+func benchPrepareDirect(c *SQLiteConn, query string, cancellable bool) (*DirectStmt, func(), error) {
+	st, err := c.PrepareDirect(query)
+	if err != nil {
+		return nil, nil, err
+	}
+	cancel := func() {}
+	if cancellable {
+		var ctx context.Context
+		ctx, cancel = context.WithCancel(context.Background())
+		st.SetInterrupt(ctx)
+	}
+	return st, func() { st.Finalize(); cancel() }, nil
 }
