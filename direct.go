@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strconv"
 	"sync/atomic"
-	"unsafe"
 )
 
 // DirectStmt is a prepared statement driven by SQLite's own C API, for the
@@ -439,12 +438,9 @@ func (ds *DirectStmt) ClearBindings() error {
 
 // dropPending forgets the values bound since the last run.
 func (ds *DirectStmt) dropPending() {
+	freeOwned(ds.args)
 	for i := range ds.args {
-		a := &ds.args[i]
-		if a.typ != 0 && a.own != 0 {
-			cFree(*(*unsafe.Pointer)(unsafe.Pointer(&a.v)))
-		}
-		a.typ, a.own = 0, 0
+		ds.args[i].typ = 0
 	}
 	ds.used = 0
 }

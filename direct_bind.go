@@ -58,21 +58,12 @@ func (ds *DirectStmt) slot(i int) (*argSlot, error) {
 func (ds *DirectStmt) take(i int) *argSlot {
 	a := &ds.args[i-1]
 	if a.own != 0 {
-		ds.freeValue(a)
+		freeOwned(ds.args[i-1 : i]) // a value of 64 KiB or more bound since the last run
 	}
 	a.n = 0
 	ds.flags |= directBind
 	ds.dirty = true
 	return a
-}
-
-// freeValue frees the C buffer of a value of 64 KiB or more bound since the
-// last run, which SQLite has not adopted.
-func (ds *DirectStmt) freeValue(a *argSlot) {
-	if a.typ != 0 {
-		cFree(*(*unsafe.Pointer)(unsafe.Pointer(&a.v)))
-	}
-	a.own = 0
 }
 
 // bindable reports why parameter i cannot be bound now (nil if it can).
