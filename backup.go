@@ -30,7 +30,11 @@ type SQLiteBackup struct {
 // Nothing is copied until Step. The destination must not be in use by a
 // read or write transaction. Cost: one cgo call.
 func (destConn *SQLiteConn) Backup(dest string, srcConn *SQLiteConn, src string) (*SQLiteBackup, error) {
-	if destConn.closed || srcConn == nil || srcConn.closed {
+	if srcConn == nil {
+		return nil, driver.ErrBadConn
+	}
+	defer lockBoth(destConn.core, srcConn.core)()
+	if destConn.closed.Load() || srcConn.closed.Load() {
 		return nil, driver.ErrBadConn
 	}
 	disarm(destConn.h)
@@ -60,10 +64,7 @@ func (destConn *SQLiteConn) Backup(dest string, srcConn *SQLiteConn, src string)
 // starts the copy over; writes through srcConn itself are copied along.
 // Cost: one cgo call, plus the pages' I/O.
 func (b *SQLiteBackup) Step(p int) (bool, error) {
-	b.dst.core.enter() // lifetime.go
-	defer b.dst.core.leave()
-	b.src.core.enter()
-	defer b.src.core.leave()
+	defer lockBoth(b.dst.core, b.src.core)()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.b == nil {
@@ -91,10 +92,7 @@ func (b *SQLiteBackup) Step(p int) (bool, error) {
 // (sqlite3_backup_remaining, https://sqlite.org/c3ref/backup_finish.html); 0
 // before the first Step and once finished. One cgo call.
 func (b *SQLiteBackup) Remaining() int {
-	b.dst.core.enter() // lifetime.go
-	defer b.dst.core.leave()
-	b.src.core.enter()
-	defer b.src.core.leave()
+	defer lockBoth(b.dst.core, b.src.core)()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.b == nil {
@@ -107,10 +105,7 @@ func (b *SQLiteBackup) Remaining() int {
 // (sqlite3_backup_pagecount, https://sqlite.org/c3ref/backup_finish.html); 0
 // before the first Step and once finished. One cgo call.
 func (b *SQLiteBackup) PageCount() int {
-	b.dst.core.enter() // lifetime.go
-	defer b.dst.core.leave()
-	b.src.core.enter()
-	defer b.src.core.leave()
+	defer lockBoth(b.dst.core, b.src.core)()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.b == nil {
@@ -128,10 +123,7 @@ func (b *SQLiteBackup) Finish() error { return b.Close() }
 
 // Close is Finish (mattn/go-sqlite3 has both).
 func (b *SQLiteBackup) Close() error {
-	b.dst.core.enter() // lifetime.go
-	defer b.dst.core.leave()
-	b.src.core.enter()
-	defer b.src.core.leave()
+	defer lockBoth(b.dst.core, b.src.core)()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.b == nil {
@@ -160,8 +152,15 @@ func (b *SQLiteBackup) finishLocked() int {
 	return rc
 }
 
-// finishForConn finishes the backup because one of its connections closed.
+// finishForConn finishes the backup because one of its connections closes,
+// before that connection is locked for its close (lockBoth's order).
 func (b *SQLiteBackup) finishForConn() {
+	defer lockBoth(b.dst.core, b.src.core)()
+	b.finishForConnLocked()
+}
+
+// finishForConnLocked is finishForConn with both connections held.
+func (b *SQLiteBackup) finishForConnLocked() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.b == nil {

@@ -50,9 +50,8 @@ var (
 // that compiles and runs a small statement; moving to another row of the same
 // column with Reopen is cheaper. Not in mattn/go-sqlite3.
 func (c *SQLiteConn) OpenBlob(schema, table, column string, rowid int64, write bool) (*SQLiteBlob, error) {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return nil, driver.ErrBadConn
 	}
 	disarm(c.h)
@@ -81,7 +80,7 @@ func (b *SQLiteBlob) usable() error {
 	if b.h == nil {
 		return errBlobClosed
 	}
-	if b.c.closed {
+	if b.c.closed.Load() {
 		return driver.ErrBadConn
 	}
 	return nil
@@ -97,8 +96,7 @@ func (b *SQLiteBlob) Size() int64 { return int64(b.size) }
 // copy in Go). Fewer bytes come back only at the end of
 // the value, with io.EOF.
 func (b *SQLiteBlob) ReadAt(p []byte, off int64) (int, error) {
-	b.c.core.enter() // lifetime.go
-	defer b.c.core.leave()
+	defer b.c.core.unlock(b.c.core.lock())
 	if err := b.usable(); err != nil {
 		return 0, err
 	}
@@ -140,8 +138,7 @@ func (b *SQLiteBlob) Read(p []byte) (int, error) {
 // https://sqlite.org/c3ref/blob_write.html, straight from p: one cgo call). The value cannot grow: bytes that would go past its end are not
 // written and the error says so (after the part that fits is written).
 func (b *SQLiteBlob) WriteAt(p []byte, off int64) (int, error) {
-	b.c.core.enter() // lifetime.go
-	defer b.c.core.leave()
+	defer b.c.core.unlock(b.c.core.lock())
 	if err := b.usable(); err != nil {
 		return 0, err
 	}
@@ -198,8 +195,7 @@ func (b *SQLiteBlob) Seek(offset int64, whence int) (int64, error) {
 // rewinds it: two cgo calls, no statement to compile, cheaper than a new
 // OpenBlob. If it fails, the blob can only be closed.
 func (b *SQLiteBlob) Reopen(rowid int64) error {
-	b.c.core.enter() // lifetime.go
-	defer b.c.core.leave()
+	defer b.c.core.unlock(b.c.core.lock())
 	if err := b.usable(); err != nil {
 		return err
 	}
@@ -217,8 +213,7 @@ func (b *SQLiteBlob) Reopen(rowid int64) error {
 // https://sqlite.org/c3ref/blob_close.html; one cgo call). Closing twice, or
 // after its connection closed, is harmless.
 func (b *SQLiteBlob) Close() error {
-	b.c.core.enter() // lifetime.go
-	defer b.c.core.leave()
+	defer b.c.core.unlock(b.c.core.lock())
 	if b.h == nil {
 		return nil
 	}
@@ -229,7 +224,7 @@ func (b *SQLiteBlob) Close() error {
 	}
 	h := b.h
 	b.h = nil
-	if rc := cBlobClose(h); rc != sqliteOK && !b.c.closed {
+	if rc := cBlobClose(h); rc != sqliteOK && !b.c.closed.Load() {
 		return errorFor(b.c.h, rc, 0)
 	}
 	return nil
@@ -244,7 +239,7 @@ func (b *SQLiteBlob) closeForConn() {
 }
 
 func (b *SQLiteBlob) error(rc int) error {
-	if b.c.closed {
+	if b.c.closed.Load() {
 		return Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1}
 	}
 	return errorFor(b.c.h, rc, 0)

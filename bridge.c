@@ -350,6 +350,28 @@ static int bridge_adopt(bridge_conn *c, sqlite3_stmt *st) {
   return SQLITE_OK;
 }
 
+/* Each thread's mark: the address of a thread-local, unique among live threads. */
+static _Thread_local char bridge_thread;
+
+bridge_word *bridge_word_new(void) { return (bridge_word *)calloc(1, sizeof(bridge_word)); }
+
+/* Counts a step or prepare in or out. Only the thread holding the connection
+** writes the marks; thread is stored before depth (release), so a thread that
+** reads depth > 0 (acquire) reads the thread of a step in progress. A thread
+** that finds its own mark there is that step's callback: a thread runs one
+** thing at a time, and Go keeps a callback's goroutine on the thread that
+** called into C. */
+static void bridge_depth(bridge_conn *c, int d) {
+  c->depth += d;
+  if (d > 0) __atomic_store_n(&c->word->thread, (const void *)&bridge_thread, __ATOMIC_RELAXED);
+  __atomic_store_n(&c->word->depth, c->depth, __ATOMIC_RELEASE);
+}
+
+int bridge_nested_here(bridge_word *w) {
+  return __atomic_load_n(&w->depth, __ATOMIC_ACQUIRE) > 0 &&
+         __atomic_load_n(&w->thread, __ATOMIC_RELAXED) == (const void *)&bridge_thread;
+}
+
 /* sqlite3_prepare_v3, counted in depth as a step is (bridge_run_stmt): the
 ** callbacks SQLite makes while it compiles (an authorizer, a busy handler, a
 ** virtual table's xConnect or xBestIndex) run inside it, and SQL they run on
@@ -358,9 +380,9 @@ static int bridge_adopt(bridge_conn *c, sqlite3_stmt *st) {
 static int bridge_compile(bridge_conn *c, const char *sql, int n, unsigned int flags, sqlite3_stmt **st,
                           const char **tail) {
   int rc;
-  c->depth++;
+  bridge_depth(c, 1);
   rc = sqlite3_prepare_v3(c->db, sql, n, flags, st, tail);
-  c->depth--;
+  bridge_depth(c, -1);
   return rc;
 }
 
@@ -564,11 +586,11 @@ static void bridge_copy_out(bridge_stmt *s, bridge_col *row, int *used) {
 static int bridge_run_stmt(bridge_conn *c, sqlite3_stmt *st) {
   sqlite3_stmt *outer = c->running;
   int rc;
-  c->depth++;
+  bridge_depth(c, 1);
   c->running = st;
   rc = sqlite3_step(st);
   c->running = outer;
-  c->depth--;
+  bridge_depth(c, -1);
 #if SQLITE_VERSION_NUMBER >= 3041000
   if (rc == SQLITE_ROW && sqlite3_is_interrupted(c->db)) rc = SQLITE_INTERRUPT;
 #endif
@@ -1502,8 +1524,9 @@ static int bridge_apply_conflict(void *p, int type, sqlite3_changeset_iter *it) 
   return goChangesetConflict(a->handle, type, &a->change);
 }
 
-int bridge_changeset_apply(sqlite3 *db, const void *p, int n, uintptr_t handle, int filter, int flags,
+int bridge_changeset_apply(bridge_conn *c, const void *p, int n, uintptr_t handle, int filter, int flags,
                            int *read_rc) {
+  sqlite3 *db = c->db;
   bridge_apply a;
   void *buf;
   int rc;
@@ -1512,8 +1535,12 @@ int bridge_changeset_apply(sqlite3 *db, const void *p, int n, uintptr_t handle, 
   *read_rc = SQLITE_OK;
   rc = bridge_copy_bytes(p, n, &buf);
   if (rc != SQLITE_OK) return rc;
+  /* The filter and conflict handlers may run SQL on the connection, as a
+  ** step's callbacks may: counted in depth the same way. */
+  bridge_depth(c, 1);
   rc = sqlite3changeset_apply_v2(db, n, buf, filter ? bridge_apply_filter : 0, bridge_apply_conflict, &a, 0, 0,
                                  flags);
+  bridge_depth(c, -1);
   free(a.change.cols);
   free(buf);
   *read_rc = a.rc;

@@ -375,10 +375,18 @@ func restoreSQLBuffer(h connHandle, b sqlBuffer) {
 	h.sql, h.sql_len, h.sql_cap = b.p, b.len, b.cap
 }
 
-// setCancelWord gives the bridge the word it polls for cancellation, C
-// memory from cAllocWord that outlives the connection.
+// setCancelWord gives the bridge its word block (the word it polls for
+// cancellation and the marks of its steps), C memory from cAllocWord that
+// outlives the connection.
 func setCancelWord(h connHandle, word *uint64) {
-	h.cancelled = (*C.uint64_t)(unsafe.Pointer(word))
+	h.word = (*C.bridge_word)(unsafe.Pointer(word))
+	h.cancelled = &h.word.cancelled
+}
+
+// nestedHere calls bridge_nested_here: whether the calling goroutine runs
+// inside a step or prepare of the connection whose word block word is.
+func nestedHere(word *uint64) bool {
+	return C.bridge_nested_here((*C.bridge_word)(unsafe.Pointer(word))) != 0
 }
 
 // liveStatements counts the statements prepared on the connection
@@ -391,8 +399,9 @@ func liveStatements(h connHandle) int {
 	return n
 }
 
-// cAllocWord returns a zeroed 8-byte word of C memory (calloc).
-func cAllocWord() *uint64 { return (*uint64)(C.calloc(1, 8)) }
+// cAllocWord calls bridge_word_new: a zeroed word block (bridge_word), whose
+// first field is the cancellation word.
+func cAllocWord() *uint64 { return (*uint64)(unsafe.Pointer(C.bridge_word_new())) }
 
 // cFreeWord frees a word from cAllocWord.
 func cFreeWord(p *uint64) { C.free(unsafe.Pointer(p)) }

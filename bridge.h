@@ -89,6 +89,26 @@ typedef struct bridge_arg {
 #define BRIDGE_BATCH_ROW_BYTES 256
 #define BRIDGE_BATCH_TEXT (4 << 10)
 
+/* The connection's word block: C memory that Go allocates with the connection
+** (bridge_word_new) and frees only when nothing refers to it any more, so that
+** it outlives bridge_close. cancelled is the cancellation word (see
+** bridge_conn.armed). depth and thread mark the step or prepare in progress:
+** the connection's exclusion (Go's lifetime.go) tells, with
+** bridge_nested_here, a callback of that step running SQL on its connection
+** (same thread, inside a step) from another thread waiting its turn. */
+typedef struct bridge_word {
+  uint64_t cancelled;
+  const void *thread; /* the thread of the innermost step or prepare (a thread-local's address) */
+  int depth;          /* bridge_conn.depth, stored with release ordering after thread */
+} bridge_word;
+
+/* A zeroed word block, or NULL; freed with free(). */
+bridge_word *bridge_word_new(void);
+
+/* Non-zero when the calling thread is inside a step or prepare of the
+** connection whose word block w is: the caller is a callback of it. */
+int bridge_nested_here(bridge_word *w);
+
 typedef struct bridge_conn bridge_conn;
 typedef struct bridge_stmt bridge_stmt;
 
@@ -123,7 +143,8 @@ struct bridge_conn {
   ** earlier operation can neither match nor undo a later one: generations
   ** only grow, and 64 bits never wrap. */
   uint64_t armed;
-  uint64_t *cancelled; /* pinned Go memory, set once after open */
+  uint64_t *cancelled; /* &word->cancelled */
+  bridge_word *word;   /* C memory from bridge_word_new that outlives c, set once after open */
   struct bridge_busy *busy; /* the busy handler's state that points back here, if any */
   int watching;        /* progress handler installed */
   int depth;           /* sqlite3_step and _prepare calls in progress: >0 while a callback runs */
@@ -507,7 +528,7 @@ int bridge_changes_finish(bridge_changes *c);
 ** filter, goChangesetFilter(handle, table) is asked about each table first.
 ** *read_rc is set when a conflict could not be described (the apply is then
 ** aborted). */
-int bridge_changeset_apply(sqlite3 *db, const void *p, int n, uintptr_t handle, int filter, int flags,
+int bridge_changeset_apply(bridge_conn *c, const void *p, int n, uintptr_t handle, int filter, int flags,
                            int *read_rc);
 
 /* Inverts p[0:n] (sqlite3changeset_invert) into *out[0:*nout], to free with

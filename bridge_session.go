@@ -252,7 +252,7 @@ func cChangesetApply(h connHandle, b []byte, a *applyState, filter bool, flags i
 	handle := cgo.NewHandle(a)
 	defer handle.Delete()
 	var r C.int
-	rc = int(C.bridge_changeset_apply(h.db, bytesPtr(b), C.int(len(b)), C.uintptr_t(handle), C.int(boolInt(filter)), C.int(flags), &r))
+	rc = int(C.bridge_changeset_apply(h, bytesPtr(b), C.int(len(b)), C.uintptr_t(handle), C.int(boolInt(filter)), C.int(flags), &r))
 	return rc, int(r)
 }
 

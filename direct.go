@@ -148,11 +148,10 @@ func directError(code ErrNo, msg string) error {
 // Cost: one cgo call to prepare (none on a cache hit), and one allocation
 // of C memory for the statement's parameter values.
 func (c *SQLiteConn) PrepareDirect(query string) (*DirectStmt, error) {
+	defer c.core.unlock(c.core.lock())
 	if err := c.usable(); err != nil {
 		return nil, err
 	}
-	c.core.enter()
-	defer c.core.leave()
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
@@ -173,54 +172,36 @@ func (c *SQLiteConn) PrepareDirect(query string) (*DirectStmt, error) {
 	ds := &DirectStmt{c: c, s: s, d: d, cols: s.cols, args: directArgs(d),
 		// A statement from the cache may hold another run's bindings.
 		flags: directReset | directClear}
-	// The statement counts as one use of the connection for its whole life
-	// (lifetime.go), so that no cleanup can claim the connection under one
-	// of its calls: none of its methods counts itself (no atomic operation
-	// per call). Finalize, or the cleanup of a statement dropped without it,
-	// ends the use.
-	c.core.users.Add(1)
-	ds.cleanup = runtime.AddCleanup(ds, collectDirect, directOwner{d: d, core: c.core})
+	// Dropped without Finalize, the C side of its parameters is freed (it
+	// is the statement's own memory, not the connection's); its SQLiteStmt,
+	// collected with it, is finalized by its own cleanup (lifetime.go).
+	ds.cleanup = runtime.AddCleanup(ds, cDirectFree, d)
 	return ds, nil
 }
 
-// directOwner is what the cleanup of a DirectStmt needs.
-type directOwner struct {
-	d    directHandle
-	core *connCore
-}
-
-// collectDirect is the cleanup of a DirectStmt collected without Finalize:
-// it frees the statement's C side and ends its use of the connection (its
-// SQLiteStmt, collected with it, is finalized by its own cleanup).
-func collectDirect(o directOwner) {
-	cDirectFree(o.d)
-	o.core.leave()
-}
-
-// reap lets the cleanups of statements collected meanwhile finalize them
-// now, as any operation's end does (connCore.leave): a live DirectStmt
-// keeps the connection in use, and would otherwise delay them until it is
-// finalized. A plain load when there is nothing to do.
-func (ds *DirectStmt) reap() {
-	if k := ds.c.core; k.pending.Load() != 0 {
-		k.leave()
-		k.enter()
-	}
-}
-
-// usable reports why the statement cannot run now.
+// usable reports why the statement cannot run now. The connection's state
+// is read under its lock (lifetime.go): the caller holds it.
 func (ds *DirectStmt) usable() error {
+	if err := ds.check(); err != nil {
+		return err
+	}
+	if ds.c.txLost {
+		return errTxLost
+	}
+	return nil
+}
+
+// check is usable without the connection's lock: what the statement alone
+// and the connection's closed flag tell.
+func (ds *DirectStmt) check() error {
 	if ds.final {
 		return directError(ErrMisuse, "statement is finalized")
 	}
 	if ds.state == directRunning {
 		return errOwnCallback
 	}
-	if ds.c.closed {
+	if ds.c.closed.Load() {
 		return directError(ErrMisuse, "connection is closed")
-	}
-	if ds.c.txLost {
-		return errTxLost
 	}
 	return nil
 }
@@ -242,19 +223,19 @@ func (ds *DirectStmt) Finalize() error {
 	if ds.state == directRunning {
 		return errOwnCallback
 	}
+	defer ds.c.core.unlock(ds.c.core.lock())
 	ds.final = true
 	ds.cleanup.Stop()
 	if ds.iw != nil {
 		ds.iw.stop()
 		ds.iw = nil
 	}
-	if !ds.c.closed && (ds.state != directReady || ds.dirty) {
+	if !ds.c.closed.Load() && (ds.state != directReady || ds.dirty) {
 		cReset(ds.s.h) // no lock held and no bound value kept while idle
 	}
 	ds.halt()
 	ds.c.release(ds.s)
 	cDirectFree(ds.d)
-	ds.c.core.leave() // the statement's use of the connection ends
 	ds.d, ds.s, ds.cols, ds.args, ds.arena = nil, nil, nil, nil, nil
 	ds.state = directReady
 	return nil
@@ -284,7 +265,7 @@ func (ds *DirectStmt) Close() error { return ds.Finalize() }
 //
 // Cost: at most one cgo call; no allocation.
 func (ds *DirectStmt) Step() (bool, error) {
-	if err := ds.usable(); err != nil {
+	if err := ds.check(); err != nil {
 		return false, err
 	}
 	if ds.iw != nil && ds.iw.ended() {
@@ -309,14 +290,19 @@ func (ds *DirectStmt) Step() (bool, error) {
 			return false, err
 		}
 	}
+	k := ds.c.core
+	held := k.lock()
+	defer k.unlock(held)
+	if err := ds.usable(); err != nil {
+		return false, err
+	}
 	var w watch
 	if ds.iw != nil {
 		var ended bool
 		if w, ended = ds.iw.arm(ds.c); ended {
-			return false, ds.cancel()
+			return false, ds.cancelLocked()
 		}
 	}
-	ds.reap()
 	prev := ds.state
 	s := ds.s
 	var rc int
@@ -410,9 +396,11 @@ func (ds *DirectStmt) Reset() error {
 	}
 	switch ds.state {
 	case directRow:
-		if !ds.c.closed {
+		held := ds.c.core.lock()
+		if !ds.c.closed.Load() {
 			cDirectPrepareRun(ds.d, ds.flags|directReset)
 		}
+		ds.c.core.unlock(held)
 		ds.flags = 0
 		ds.halt()
 	case directHalted:
@@ -456,7 +444,7 @@ func (ds *DirectStmt) dropPending() {
 // Cost: one cgo call; no allocation for numbers and for strings and byte
 // slices under 64 KiB, beyond the boxing of arguments Go does at the call.
 func (ds *DirectStmt) Exec(args ...any) error {
-	if err := ds.usable(); err != nil {
+	if err := ds.check(); err != nil {
 		return err
 	}
 	if ds.state != directReady {
@@ -471,11 +459,16 @@ func (ds *DirectStmt) Exec(args ...any) error {
 			return err
 		}
 	}
+	k := ds.c.core
+	held := k.lock()
+	defer k.unlock(held)
+	if err := ds.usable(); err != nil {
+		return err
+	}
 	var w watch
 	if ds.iw != nil {
 		w = ds.iw.armRun(ds.c)
 	}
-	ds.reap()
 	ds.state = directRunning
 	rc := cDirectExec(ds.d, ds.flags, w.gen)
 	ds.state = directReady
@@ -629,10 +622,16 @@ func (iw *directWatch) armRun(c *SQLiteConn) watch {
 // does, and returns the error: a statement stopped on a row is reset now,
 // which releases its read lock; one that has not started stays as it is.
 func (ds *DirectStmt) cancel() error {
+	defer ds.c.core.unlock(ds.c.core.lock())
+	return ds.cancelLocked()
+}
+
+// cancelLocked is cancel with the connection held.
+func (ds *DirectStmt) cancelLocked() error {
 	err := ds.c.contextError(ds.iw.ctx)
 	if ds.state == directRow {
 		if ds.nb == 0 || ds.brc == sqliteRow {
-			if !ds.c.closed {
+			if !ds.c.closed.Load() {
 				cDirectPrepareRun(ds.d, ds.flags|directReset)
 			}
 			ds.flags = 0

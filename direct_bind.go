@@ -19,8 +19,14 @@ func (ds *DirectStmt) BindParameterCount() int { return len(ds.args) }
 // prefix (":a", "@a", "$a", "?1"), or "" for a nameless one or an index out
 // of range (sqlite3_bind_parameter_name). The names are read once.
 func (ds *DirectStmt) BindParameterName(i int) string {
-	if ds.final || ds.c.closed || i < 1 || i > len(ds.args) {
+	if ds.final || ds.c.closed.Load() || i < 1 || i > len(ds.args) {
 		return ""
+	}
+	if ds.s.params == nil {
+		defer ds.c.core.unlock(ds.c.core.lock()) // the first call reads them
+		if ds.c.closed.Load() {
+			return ""
+		}
 	}
 	return ds.s.paramName(i - 1)
 }
@@ -48,7 +54,7 @@ func (ds *DirectStmt) BindParameterIndex(name string) int {
 // emptied. Small enough to be inlined into the Bind methods: the checks are
 // one branch in the common case, and the reason is worked out only on error.
 func (ds *DirectStmt) slot(i int) (*argSlot, error) {
-	if ds.state != directReady || uint(i-1) >= uint(len(ds.args)) || ds.c.closed || ds.c.txLost {
+	if ds.state != directReady || uint(i-1) >= uint(len(ds.args)) || ds.c.closed.Load() {
 		return nil, ds.bindable(i)
 	}
 	return ds.take(i), nil
@@ -68,7 +74,7 @@ func (ds *DirectStmt) take(i int) *argSlot {
 
 // bindable reports why parameter i cannot be bound now (nil if it can).
 func (ds *DirectStmt) bindable(i int) error {
-	if err := ds.usable(); err != nil {
+	if err := ds.check(); err != nil {
 		return err
 	}
 	if ds.state != directReady {
@@ -160,7 +166,7 @@ func (ds *DirectStmt) BindTime(i int, v time.Time) error {
 }
 
 func (ds *DirectStmt) bindBytes(i int, b []byte, typ int32) error {
-	if ds.state != directReady || uint(i-1) >= uint(len(ds.args)) || ds.c.closed || ds.c.txLost {
+	if ds.state != directReady || uint(i-1) >= uint(len(ds.args)) || ds.c.closed.Load() {
 		return ds.bindable(i)
 	}
 	if len(b) > maxLength {
@@ -215,6 +221,10 @@ func (ds *DirectStmt) growArena(n int) error {
 
 // flush does what the next run would do first (reset, clear, bind) now.
 func (ds *DirectStmt) flush() error {
+	defer ds.c.core.unlock(ds.c.core.lock())
+	if err := ds.usable(); err != nil {
+		return err
+	}
 	rc := cDirectPrepareRun(ds.d, ds.flags)
 	ds.flags, ds.used = 0, 0
 	if rc != sqliteOK {

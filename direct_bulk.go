@@ -36,7 +36,7 @@ const (
 // Go does. Run it inside a transaction: in autocommit mode each row is a
 // transaction of its own, and the disk syncs, not the calls, set the pace.
 func (ds *DirectStmt) ExecColumns(cols ...any) (int, error) {
-	if err := ds.usable(); err != nil {
+	if err := ds.check(); err != nil {
 		return 0, err
 	}
 	if len(cols) != len(ds.args) {
@@ -74,26 +74,38 @@ func (ds *DirectStmt) ExecColumns(cols ...any) (int, error) {
 		if err != nil {
 			return done, err
 		}
-		if ds.c.closed {
-			freeOwned(directRows(ds.d)[:m*len(ds.args)])
-			return done, directError(ErrMisuse, "connection is closed")
-		}
-		ds.reap()
-		var w watch
-		if ds.iw != nil {
-			w = ds.iw.armRun(ds.c)
-		}
-		ds.state = directRunning
-		rc, ran := cDirectExecRows(ds.d, m, w.gen)
-		ds.state = directReady
-		done += ran
-		ds.changes += stmtChanges(ds.s.h)
-		ds.lastID = stmtLastInsertID(ds.s.h)
-		if rc != sqliteOK {
-			return done, ds.c.errorFor(rc, &w, 0)
+		if err := ds.execRows(m, &done); err != nil {
+			return done, err
 		}
 	}
 	return done, nil
+}
+
+// execRows runs the m rows that fillRows laid out, under the connection's
+// lock (one lock per cgo call: statements collected meanwhile are finalized
+// between them), and adds the rows run to *done.
+func (ds *DirectStmt) execRows(m int, done *int) error {
+	k := ds.c.core
+	held := k.lock()
+	defer k.unlock(held)
+	if err := ds.usable(); err != nil {
+		freeOwned(directRows(ds.d)[:m*len(ds.args)])
+		return err
+	}
+	var w watch
+	if ds.iw != nil {
+		w = ds.iw.armRun(ds.c)
+	}
+	ds.state = directRunning
+	rc, ran := cDirectExecRows(ds.d, m, w.gen)
+	ds.state = directReady
+	*done += ran
+	ds.changes += stmtChanges(ds.s.h)
+	ds.lastID = stmtLastInsertID(ds.s.h)
+	if rc != sqliteOK {
+		return ds.c.errorFor(rc, &w, 0)
+	}
+	return nil
 }
 
 // columnLen returns the length of a column ExecColumns accepts.

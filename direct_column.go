@@ -14,7 +14,7 @@ import (
 // ColumnCount returns the number of result columns (sqlite3_column_count,
 // https://sqlite.org/c3ref/column_count.html).
 func (ds *DirectStmt) ColumnCount() int {
-	if ds.final || ds.c.closed {
+	if ds.final || ds.c.closed.Load() {
 		return 0
 	}
 	return len(ds.cols)
@@ -24,11 +24,15 @@ func (ds *DirectStmt) ColumnCount() int {
 // range (sqlite3_column_name, https://sqlite.org/c3ref/column_name.html).
 // The names are read once per statement (one cgo call) and kept.
 func (ds *DirectStmt) ColumnName(i int) string {
-	if ds.final || ds.c.closed || uint(i) >= uint(len(ds.cols)) {
+	if ds.final || ds.c.closed.Load() || uint(i) >= uint(len(ds.cols)) {
 		return ""
 	}
 	s := ds.s
 	if s.names == nil {
+		defer ds.c.core.unlock(ds.c.core.lock())
+		if ds.c.closed.Load() {
+			return ""
+		}
 		names, rc := cColumnNames(s.h)
 		if rc != sqliteOK {
 			return ""
@@ -42,7 +46,11 @@ func (ds *DirectStmt) ColumnName(i int) string {
 // the schema, or "" for an expression (sqlite3_column_decltype,
 // https://sqlite.org/c3ref/column_decltype.html). One cgo call.
 func (ds *DirectStmt) ColumnDeclType(i int) string {
-	if ds.final || ds.c.closed || uint(i) >= uint(len(ds.cols)) {
+	if ds.final || uint(i) >= uint(len(ds.cols)) {
+		return ""
+	}
+	defer ds.c.core.unlock(ds.c.core.lock())
+	if ds.c.closed.Load() {
 		return ""
 	}
 	return cColumnDeclType(ds.s.h, i)
@@ -55,7 +63,7 @@ var nullCol = rowCol{typ: typeNull}
 // the accessors keep ds alive (runtime.KeepAlive, free) until they have read
 // it, for a caller whose last use of the statement is a column read.
 func (ds *DirectStmt) col(i int) *rowCol {
-	if ds.state != directRow || uint(i) >= uint(len(ds.cols)) || ds.c.closed {
+	if ds.state != directRow || uint(i) >= uint(len(ds.cols)) || ds.c.closed.Load() {
 		return &nullCol
 	}
 	return &ds.cols[i]
@@ -137,6 +145,10 @@ func (ds *DirectStmt) ColumnFloat(i int) float64 {
 // to a cached "SELECT ?1" on the connection and read back (three cgo calls).
 func (ds *DirectStmt) textNumber(i int, b []byte) (int64, float64) {
 	c := ds.c
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
+		return 0, 0
+	}
 	if ds.current() {
 		return cColumnInt64(ds.s.h, i), cColumnDouble(ds.s.h, i)
 	}
@@ -217,6 +229,10 @@ func (ds *DirectStmt) ColumnBytes(i int) []byte { return ds.ColumnRawText(i) }
 // the bytes are C memory valid until the next call on the statement.
 func (ds *DirectStmt) floatText(i int, v float64) []byte {
 	if ds.current() {
+		defer ds.c.core.unlock(ds.c.core.lock())
+		if ds.c.closed.Load() {
+			return nil
+		}
 		return cColumnText(ds.s.h, i)
 	}
 	return cDirectFormat(ds.d, v)

@@ -537,8 +537,8 @@ func TestDirectReprepare(t *testing.T) {
 	}
 }
 
-// A statement left on a row holds the connection, as an open Rows does; one
-// dropped without Finalize is finalized by its cleanup.
+// A statement dropped without Finalize, even on a row, is finalized by its
+// cleanup.
 func TestDirectCollected(t *testing.T) {
 	c := rawConn(t, ":memory:")
 	directExec(t, c, "CREATE TABLE t(x)")
@@ -553,15 +553,11 @@ func TestDirectCollected(t *testing.T) {
 			if ok, err := s.Step(); !ok || err != nil {
 				t.Fatal(err)
 			}
-			if c.core.users.Load() < 1 {
-				t.Fatal("a statement on a row does not hold the connection")
-			}
 		}
 	}()
 	if !collectUntil(func() bool {
-		c.core.enter()
-		defer c.core.leave()
-		return liveStatements(c.h) == before && c.core.users.Load() == 1
+		defer c.core.unlock(c.core.lock())
+		return liveStatements(c.h) == before
 	}) {
 		t.Fatalf("%d statements live, %d before", liveStatements(c.h), before)
 	}
@@ -831,33 +827,21 @@ func TestDirectTextConversionsAhead(t *testing.T) {
 	}
 }
 
-// A DirectStmt is one use of its connection from PrepareDirect to Finalize
-// (or its collection), whatever it does meanwhile, so that its calls need no
-// count of their own; statements collected meanwhile are finalized at its
-// next Step or Exec, not left until it ends.
-func TestDirectStmtIsOneUse(t *testing.T) {
+// Statements dropped without Close while a DirectStmt of the connection is
+// in the middle of a scan are finalized by their cleanups at once (the
+// connection is idle between Steps), and the scan goes on; a DirectStmt
+// dropped without Finalize lets its statement go too.
+func TestCollectedBesideDirectStmt(t *testing.T) {
 	c := rawConn(t, ":memory:")
 	directExec(t, c, "CREATE TABLE t(x)")
 	directExec(t, c, "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < 1000) INSERT INTO t SELECT x FROM r")
-	k := c.core
-	want := func(step string, n int32) {
-		t.Helper()
-		if got := k.users.Load(); got != n {
-			t.Errorf("%s: %d uses of the connection, want %d", step, got, n)
-		}
+	live := func() int {
+		defer c.core.unlock(c.core.lock())
+		return liveStatements(c.h)
 	}
-	want("before", 0)
-	one := mustPrepareDirect(t, c, "SELECT count(*) FROM t")
-	want("prepared", 1)
-	mustStep(t, one, true) // the end comes in the same call
-	want("on the row of a finished query", 1)
 	many := mustPrepareDirect(t, c, "SELECT x FROM t")
 	mustStep(t, many, true)
-	want("two statements, one in the middle of a scan", 2)
-
-	// A statement collected now waits for no use to be left: the next Step
-	// of a DirectStmt lets it go.
-	before := liveStatements(c.h)
+	before := live()
 	func() {
 		s, err := c.Prepare("SELECT 42 FROM t")
 		if err != nil {
@@ -865,32 +849,30 @@ func TestDirectStmtIsOneUse(t *testing.T) {
 		}
 		_ = s // dropped without Close
 	}()
-	if !collectUntil(func() bool { return k.pending.Load() != 0 }) {
-		t.Fatal("the dropped statement's cleanup did not run")
+	if live() != before+1 {
+		t.Fatalf("%d statements live, want %d", live(), before+1)
 	}
-	if liveStatements(c.h) != before+1 {
-		t.Fatalf("%d statements live, want %d (the dropped one, not yet finalized)", liveStatements(c.h), before+1)
+	if !collectUntil(func() bool { return live() == before }) {
+		t.Fatalf("the dropped statement was not finalized: %d live, want %d", live(), before)
 	}
+	for x := int64(2); x <= 1000; x++ {
+		mustStep(t, many, true)
+		if got := many.ColumnInt64(0); got != x {
+			t.Fatalf("row %d: %d", x, got)
+		}
+	}
+	mustStep(t, many, false)
 	many.Finalize()
-	want("one statement left", 1)
-	mustStep(t, one, false) // served from the batch: no call, nothing to do
-	one.Reset()
-	mustStep(t, one, true)
-	if n := liveStatements(c.h); n != before || k.pending.Load() != 0 {
-		t.Errorf("after Step: %d statements live (want %d), %d pending", n, before, k.pending.Load())
-	}
-	one.Finalize()
-	want("finalized", 0)
 
-	// One dropped without Finalize ends its use when collected.
+	before = live()
 	func() {
-		d, err := c.PrepareDirect("SELECT x FROM t")
+		d, err := c.PrepareDirect("SELECT x, 'dropped' FROM t")
 		if err != nil {
 			t.Fatal(err)
 		}
 		d.Step()
 	}()
-	if !collectUntil(func() bool { return k.users.Load() == 0 }) {
-		t.Fatalf("a collected DirectStmt still counts: %d uses", k.users.Load())
+	if !collectUntil(func() bool { return live() == before }) {
+		t.Fatalf("a collected DirectStmt's statement is still live: %d, before %d", live(), before)
 	}
 }

@@ -17,9 +17,8 @@ import "database/sql/driver"
 // file, the dynamic loader's). Only load libraries you trust: an extension
 // runs with the process's full rights.
 func (c *SQLiteConn) LoadExtension(lib string, entry string) error {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return driver.ErrBadConn
 	}
 	return c.loadExtension(lib, entry)

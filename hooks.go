@@ -190,6 +190,28 @@ type connHooks struct {
 	backups map[*SQLiteBackup]struct{}
 }
 
+// finishBackups finishes the connection's backups, which lock the other
+// connection as well: Close runs it before it locks its own. It reports
+// whether there were any.
+func (c *SQLiteConn) finishBackups() bool {
+	held := c.core.lock()
+	x := c.hooks
+	c.core.unlock(held)
+	if x == nil {
+		return false
+	}
+	x.mu.Lock()
+	backups := make([]*SQLiteBackup, 0, len(x.backups))
+	for b := range x.backups {
+		backups = append(backups, b)
+	}
+	x.mu.Unlock()
+	for _, b := range backups {
+		b.finishForConn()
+	}
+	return len(backups) > 0
+}
+
 // extras returns the connection's connHooks, creating it on first use and
 // arranging its release after the connection closes.
 func (c *SQLiteConn) extras() *connHooks {
@@ -226,7 +248,9 @@ func (x *connHooks) release() {
 		b.closeForConn()
 	}
 	for b := range backups {
-		b.finishForConn()
+		// Close finished them before it locked the connection
+		// (finishBackups); none is left but on a path that holds both.
+		b.finishForConnLocked()
 	}
 	for i, id := range x.ids {
 		hookCallbacks.drop(id)
@@ -250,9 +274,8 @@ func (x *connHooks) release() {
 // and the error of the commit reports the panic. Cost: one cgo call to
 // register, one C-to-Go callback per commit.
 func (c *SQLiteConn) RegisterCommitHook(callback func() int) {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return
 	}
 	id := putCallback(c, callback)
@@ -274,9 +297,8 @@ func (c *SQLiteConn) RegisterCommitHook(callback func() int) {
 // is interrupted, and its error (or, if it completed first, the next error on
 // the connection) reports the panic.
 func (c *SQLiteConn) RegisterRollbackHook(callback func()) {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return
 	}
 	id := putCallback(c, callback)
@@ -301,9 +323,8 @@ func (c *SQLiteConn) RegisterRollbackHook(callback func()) {
 // is interrupted, and its error (or, if it completed first, the next error on
 // the connection) reports the panic.
 func (c *SQLiteConn) RegisterUpdateHook(callback func(int, string, string, int64)) {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return
 	}
 	id := putCallback(c, callback)
@@ -338,9 +359,8 @@ type SQLitePreUpdateData struct {
 // is interrupted, and its error (or, if it completed first, the next error on
 // the connection) reports the panic.
 func (c *SQLiteConn) RegisterPreUpdateHook(callback func(SQLitePreUpdateData)) {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return
 	}
 	id := putCallback(c, callback)
@@ -352,7 +372,7 @@ func (c *SQLiteConn) RegisterPreUpdateHook(callback func(SQLitePreUpdateData)) {
 // (sqlite3_preupdate_count, https://sqlite.org/c3ref/preupdate_count.html).
 // One cgo call.
 func (d *SQLitePreUpdateData) Count() int {
-	if d.Conn == nil || d.Conn.closed {
+	if d.Conn == nil || d.Conn.closed.Load() {
 		return 0
 	}
 	return cPreUpdateCount(d.Conn.h)
@@ -362,7 +382,7 @@ func (d *SQLitePreUpdateData) Count() int {
 // by a trigger it fired, and so on (sqlite3_preupdate_depth,
 // https://sqlite.org/c3ref/preupdate_count.html). One cgo call.
 func (d *SQLitePreUpdateData) Depth() int {
-	if d.Conn == nil || d.Conn.closed {
+	if d.Conn == nil || d.Conn.closed.Load() {
 		return 0
 	}
 	return cPreUpdateDepth(d.Conn.h)
@@ -402,7 +422,7 @@ func (d *SQLitePreUpdateData) New(dest ...any) error {
 }
 
 func (d *SQLitePreUpdateData) row(dest []any, isNew bool) error {
-	if d.Conn == nil || d.Conn.closed {
+	if d.Conn == nil || d.Conn.closed.Load() {
 		return driverError("pre-update data used outside its hook")
 	}
 	n := min(len(dest), d.Count())
@@ -568,9 +588,8 @@ func formatValue(v any) string {
 // and the statement's error reports the panic. Cost: one C-to-Go callback
 // and up to three string allocations per action, at compile time only.
 func (c *SQLiteConn) RegisterAuthorizer(callback func(int, string, string, string) int) {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed || (callback == nil && (c.hooks == nil || c.hooks.ids[slotAuthorizer] == 0)) {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() || (callback == nil && (c.hooks == nil || c.hooks.ids[slotAuthorizer] == 0)) {
 		return // nothing to remove: keep the prepared statements
 	}
 	id := putCallback(c, callback)
@@ -604,9 +623,8 @@ func (c *SQLiteConn) RegisterAuthorizer(callback func(int, string, string, strin
 // it. Cost: one C-to-Go callback per commit. Not in
 // mattn/go-sqlite3.
 func (c *SQLiteConn) RegisterWALHook(callback func(dbName string, pages int) int) {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed || (callback == nil && (c.hooks == nil || c.hooks.ids[slotWAL] == 0)) {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() || (callback == nil && (c.hooks == nil || c.hooks.ids[slotWAL] == 0)) {
 		return // nothing to remove: keep PRAGMA wal_autocheckpoint's setting
 	}
 	id := putCallback(c, callback)
@@ -629,9 +647,8 @@ func (c *SQLiteConn) RegisterWALHook(callback func(dbName string, pages int) int
 // up, and the ErrBusy error reports the panic. Cost: one C-to-Go callback per
 // retry, none while the database is not locked. Not in mattn/go-sqlite3.
 func (c *SQLiteConn) SetBusyHandler(callback func(count int) bool) error {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return driver.ErrBadConn
 	}
 	if callback == nil {
@@ -653,9 +670,8 @@ func (c *SQLiteConn) SetBusyHandler(callback func(count int) bool) error {
 // own handler's timeout); a later PRAGMA busy_timeout replaces it. d <= 0
 // removes any busy handler. Not in mattn/go-sqlite3.
 func (c *SQLiteConn) SetBusyTimeout(d time.Duration) error {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return driver.ErrBadConn
 	}
 	ms := d.Milliseconds()

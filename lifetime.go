@@ -8,95 +8,153 @@ import (
 	"sync/atomic"
 )
 
-// Connections, statements and rows that the program drops without Close.
+// One connection, one thread at a time: the connection's exclusion.
 //
-// A forgotten Close must cost at most a leak, never a crash, and must not
-// hold SQLite's locks for the rest of the process: a Rows left open keeps its
-// read transaction (and, in a WAL or rollback-journal database, blocks every
-// writer until the busy timeout), and database/sql keeps the connection of a
-// leaked Rows for ever (DB holds every connection it opened, in use or not).
-// So a statement that becomes unreachable unfinalized is reset and finalized
-// by a cleanup (runtime.AddCleanup), and an unreachable open connection is
-// closed by one. Closing, rather than leaking, frees SQLite's memory and file
-// locks, and is safe because no one can use an unreachable connection.
+// Connections are opened without SQLite's own mutex (SQLITE_OPEN_NOMUTEX,
+// unless the DSN asks for _mutex=full), and the bridge keeps state of its own
+// per connection (the parameter array, the SQL buffer, the cancellation
+// arming, the last error) that Go reads and writes between C calls. Yet more
+// than the goroutine database/sql hands the connection to reaches it: the
+// runtime's cleanup goroutine (statements and connections collected without
+// Close), database/sql's own goroutines (a Tx or Rows whose context ends is
+// rolled back or closed from another goroutine), connections captured in a
+// ConnectHook (mattn's live-backup pattern), and DirectStmts kept beyond Raw.
 //
-// A cleanup runs on a goroutine of the runtime's, while the connection may be
-// in use by its owner (a Tx that leaked one Rows and goes on with the next
-// statement), and connections are opened without SQLite's mutex
-// (SQLITE_OPEN_NOMUTEX). The cleanup therefore touches the connection only
-// after claiming it: connCore.users counts the operations in progress and the
-// open Rows, and a claim swaps 0 for a large negative number. An operation
-// that finds the connection claimed waits for the claim's end (a few
-// microseconds: finalizing statements). When the cleanup cannot claim, it
-// leaves the statement on the orphans list and the operation that ends last
-// finalizes it. No Rows.Next pays anything: an open Rows counts as one user
-// from its query to its Close.
+// So the rule, and its one mechanism: every C call on a connection, whoever
+// makes it, runs while holding connCore.mu, taken once per operation (one
+// uncontended lock and unlock per cgo call or per short group of them, never
+// per SQLite API call) with
+//
+//	defer c.core.unlock(c.core.lock())
+//
+// and the Go state of the connection that those calls use is guarded by it
+// too. An operation that finds the connection held waits its turn.
+//
+// Re-entrance: a Go callback of the connection's own step (a function, an
+// aggregate, a virtual table, an authorizer) may run SQL on the connection.
+// It runs on the goroutine, and the OS thread, that holds the lock, inside
+// the cgo call. The bridge marks the thread and depth of every step and
+// prepare in the connection's word block (bridge_word), so lock tells a
+// nested call (inside a step, on the holder's thread) from another goroutine's
+// with one cgo call, made only when the lock is already held. A nested call
+// goes on under the outer's hold.
+//
+// Dropped without Close. A forgotten Close must cost at most a leak, never a
+// crash, and must not hold SQLite's locks for the rest of the process: a
+// Rows left open keeps its read transaction (blocking writers in a
+// rollback-journal database). So a statement that becomes unreachable
+// unfinalized is finalized by a cleanup (runtime.AddCleanup), and an
+// unreachable open connection is closed by one. Cleanups run on the runtime's
+// single cleanup goroutine, which must never wait for a connection (a long
+// query would stall every cleanup of the process): a cleanup that cannot take
+// the lock at once queues its statement on the orphans list, and the holder
+// finalizes the orphans as it unlocks.
 
 // connCore is the part of a connection that its cleanups share: it outlives
 // the SQLiteConn when that is collected first.
 type connCore struct {
-	users   atomic.Int32 // operations in progress plus open Rows; claimedUsers while claimed
-	pending atomic.Int32 // len(orphans), read without the lock
+	mu      sync.Mutex   // the exclusion (above)
+	id      uint64       // the order lockBoth takes two connections in
+	h       connHandle   // nil once closed; under mu
+	word    *cancelWord  // polled for cancellation; marks the holder's steps
+	pending atomic.Int32 // len(orphans) plus a collected connection, read without a lock
 
-	mu       sync.Mutex
-	h        connHandle   // nil once closed
+	omu      sync.Mutex   // guards orphans and dead, which cleanups append to without mu
 	orphans  []stmtHandle // collected statements to finalize
-	dead     bool         // the SQLiteConn was collected: close when claimed
-	word     *cancelWord  // polled by the bridge until the connection closes
-	cleanups []func()     // run after the database closes (SQLiteConn.onClose)
+	dead     bool         // the SQLiteConn was collected: close when next unlocked
+	cleanups []func()     // run after the database closes (SQLiteConn.onClose); under mu
 }
 
-const claimedUsers = -1 << 30
+// lock takes the connection for one operation and returns what unlock
+// needs: false when the caller runs inside a callback of the operation that
+// holds it, and goes on under that hold.
+func (k *connCore) lock() (held bool) {
+	if k.mu.TryLock() {
+		return true
+	}
+	if nestedHere(k.word.p) { // one cgo call, only when the lock is taken
+		return false
+	}
+	k.mu.Lock()
+	return true
+}
 
-// enter marks an operation that uses the C connection.
-func (k *connCore) enter() {
-	if k.users.Add(1) > 0 {
+var coreIDs atomic.Uint64
+
+// lockBoth takes the exclusions of two connections (a backup's) in one
+// global order, so that two operations on the same pair cannot each hold one
+// and wait for the other, and returns what undoes it.
+func lockBoth(a, b *connCore) func() {
+	if a == b {
+		held := a.lock()
+		return func() { a.unlock(held) }
+	}
+	if a.id > b.id {
+		a, b = b, a
+	}
+	ha := a.lock()
+	hb := b.lock()
+	return func() {
+		b.unlock(hb)
+		a.unlock(ha)
+	}
+}
+
+// unlock ends an operation begun with lock, first finalizing the statements
+// collected meanwhile.
+func (k *connCore) unlock(held bool) {
+	if !held {
 		return
 	}
-	for k.users.Load() <= 0 { // a cleanup holds the connection
-		runtime.Gosched()
+	if k.pending.Load() != 0 {
+		k.reapLocked()
 	}
-}
-
-// leave ends an operation begun with enter, and finalizes the statements
-// collected meanwhile once no operation is left.
-func (k *connCore) leave() {
-	k.users.Add(-1)
+	k.mu.Unlock()
+	// A cleanup that queued its statement while we held the lock, after the
+	// check above, relies on us: it saw the lock held.
 	if k.pending.Load() != 0 {
 		k.tryReap()
 	}
 }
 
-// tryReap finalizes the orphans, and closes a collected connection, if no
-// operation is in progress and no Rows is open.
+// tryReap finalizes the orphans, and closes a collected connection, unless
+// the connection is in use: its holder then does it as it unlocks.
 func (k *connCore) tryReap() {
-	if !k.users.CompareAndSwap(0, claimedUsers) {
-		return // the operation in progress reaps when it leaves
+	for k.pending.Load() != 0 && k.mu.TryLock() {
+		k.reapLocked()
+		k.mu.Unlock()
 	}
-	k.mu.Lock()
-	orphans := k.orphans
+}
+
+// reapLocked finalizes the orphans, and closes a collected connection;
+// under mu.
+func (k *connCore) reapLocked() {
+	k.omu.Lock()
+	orphans, dead := k.orphans, k.dead
 	k.orphans = nil
 	k.pending.Store(0)
-	if k.h != nil {
-		for _, s := range orphans {
-			cFinalize(s)
-		}
-		if k.dead {
-			k.closeLocked()
-		}
+	k.omu.Unlock()
+	if k.h == nil {
+		return
 	}
-	k.mu.Unlock()
-	k.users.Add(-claimedUsers)
+	for _, s := range orphans {
+		cFinalize(s)
+	}
+	if dead {
+		k.closeLocked()
+	}
 }
 
 // closeLocked closes the database (finalizing every statement still
-// prepared) and releases what the callbacks needed. It returns SQLite's
-// result code.
+// prepared) and releases what the callbacks needed; under mu. It returns
+// SQLite's result code.
 func (k *connCore) closeLocked() int {
 	rc := cClose(k.h)
 	k.h = nil
+	k.omu.Lock()
 	k.orphans = nil
 	k.pending.Store(0)
+	k.omu.Unlock()
 	for _, f := range k.cleanups {
 		f()
 	}
@@ -104,49 +162,34 @@ func (k *connCore) closeLocked() int {
 	return rc
 }
 
-// collectConn is the cleanup of a SQLiteConn collected without Close.
+// collectConn is the cleanup of a SQLiteConn collected without Close. No
+// one can use it any more, but a cleanup of one of its statements, or a
+// backup or DirectStmt of another connection's goroutine... may hold it a
+// moment: then the holder closes it.
 func collectConn(k *connCore) {
-	k.mu.Lock()
+	k.omu.Lock()
 	k.dead = true
-	k.mu.Unlock()
-	k.pending.Add(1) // so that the last operation or Rows to end closes it
+	k.pending.Add(1)
+	k.omu.Unlock()
 	k.tryReap()
 }
 
-// stmtOwner is what a statement's cleanup needs: the connection, the
-// statement, and whether an open Rows of it counts as a user.
+// stmtOwner is what a statement's cleanup needs: the connection and the
+// statement.
 type stmtOwner struct {
 	core *connCore
 	h    stmtHandle
-	held atomic.Bool
 }
 
 // collectStmt is the cleanup of a SQLiteStmt collected unfinalized (with its
 // Rows, if it had some open).
 func collectStmt(o *stmtOwner) {
 	k := o.core
-	o.release()
-	k.mu.Lock()
-	if k.h != nil {
-		k.orphans = append(k.orphans, o.h)
-		k.pending.Store(int32(len(k.orphans)))
-	}
-	k.mu.Unlock()
+	k.omu.Lock()
+	k.orphans = append(k.orphans, o.h)
+	k.pending.Add(1)
+	k.omu.Unlock()
 	k.tryReap()
-}
-
-// hold counts an open Rows of the statement as a user of the connection.
-func (o *stmtOwner) hold() {
-	if o.held.CompareAndSwap(false, true) {
-		o.core.users.Add(1)
-	}
-}
-
-// release ends hold, once.
-func (o *stmtOwner) release() {
-	if o.held.CompareAndSwap(true, false) {
-		o.core.leave()
-	}
 }
 
 // track gives s an owner and a cleanup that finalizes it if it is collected
@@ -164,11 +207,14 @@ func (s *SQLiteStmt) untrack() {
 	}
 }
 
-// cancelWord is the word the bridge polls for cancellation (see watch), in C
-// memory: the bridge keeps its address, which Go memory would have to be
-// pinned for, and a pinned pointer left when its connection is collected
-// crashes the program. It is freed when nothing refers to it any more: the
-// connection's core and the AfterFuncs of contexts that may still end.
+// cancelWord is the connection's word block in C memory (bridge_word): the
+// word the bridge polls for cancellation (see watch), and the marks of the
+// thread in a step that lock reads. The bridge keeps its address, which Go
+// memory would have to be pinned for, and a pinned pointer left when its
+// connection is collected crashes the program. It is freed when nothing
+// refers to it any more: the connection's core and the AfterFuncs of
+// contexts that may still end; so a goroutine that reads the marks of a
+// connection being closed reads live memory.
 type cancelWord struct{ p *uint64 }
 
 func newCancelWord() *cancelWord {

@@ -196,12 +196,15 @@ func TestCollectedStmtAfterHandOver(t *testing.T) {
 	if liveStatements(c.h) != before+2 {
 		t.Fatalf("statements after the hand-over: %d, want %d", liveStatements(c.h), before+2)
 	}
-	// The cleanup cannot finalize while first is open (an open Rows counts
-	// as a user): it leaves the statement to the operation that ends last.
-	if !collectUntil(func() bool { return c.core.pending.Load() > 0 }) {
-		t.Fatal("the dropped statement's cleanup never ran")
+	// The cleanup finalizes the new statement while first is open: the
+	// connection is idle between Next calls.
+	if !collectUntil(func() bool {
+		defer c.core.unlock(c.core.lock())
+		return liveStatements(c.h) == before+1
+	}) {
+		t.Fatal("the dropped statement was never finalized")
 	}
-	if err := first.Close(); err != nil { // finalizes the statement it was handed, then the orphan
+	if err := first.Close(); err != nil { // finalizes the statement it was handed
 		t.Fatal(err)
 	}
 	if n := liveStatements(c.h); n != before {

@@ -71,9 +71,8 @@ const (
 // https://sqlite.org/c3ref/limit.html) without changing it. It gives -1 for
 // an id SQLite does not know, and on a closed connection. One cgo call.
 func (c *SQLiteConn) GetLimit(id int) int {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return -1
 	}
 	return cLimit(c.h, id, -1)
@@ -89,9 +88,8 @@ func (c *SQLiteConn) GetLimit(id int) int {
 // compiles under the new value, as without a cache. Statements prepared with
 // Prepare keep the limits they were compiled with.
 func (c *SQLiteConn) SetLimit(id int, newVal int) int {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return -1
 	}
 	old := cLimit(c.h, id, newVal)
@@ -112,9 +110,8 @@ func (c *SQLiteConn) SetLimit(id int, newVal int) int {
 // an opcode the VFS does not know, ErrError for an unknown database). One cgo
 // call.
 func (c *SQLiteConn) SetFileControlInt(dbName string, op int, arg int) error {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return driver.ErrBadConn
 	}
 	return fileControlError(cFileControlInt(c.h, schemaOrMain(dbName), op, arg), op)
@@ -125,9 +122,8 @@ func (c *SQLiteConn) SetFileControlInt(dbName string, op int, arg int) error {
 // SQLITE_FCNTL_SIZE_LIMIT, ...; https://sqlite.org/c3ref/file_control.html).
 // One cgo call.
 func (c *SQLiteConn) SetFileControlInt64(dbName string, op int, arg int64) error {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return driver.ErrBadConn
 	}
 	return fileControlError(cFileControlInt64(c.h, schemaOrMain(dbName), op, arg), op)
@@ -149,9 +145,8 @@ func fileControlError(rc, op int) error {
 // name, or on a closed connection (sqlite3_db_filename,
 // https://sqlite.org/c3ref/db_filename.html). One cgo call.
 func (c *SQLiteConn) GetFilename(schemaName string) string {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return ""
 	}
 	return cDBFilename(c.h, schemaOrMain(schemaName))
@@ -192,9 +187,8 @@ const (
 // counts are still filled). Cost: one cgo call, plus the checkpoint's I/O.
 // Not in mattn/go-sqlite3.
 func (c *SQLiteConn) WALCheckpoint(schema string, mode CheckpointMode) (logFrames, checkpointed int, err error) {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return -1, -1, driver.ErrBadConn
 	}
 	disarm(c.h)

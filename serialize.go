@@ -14,9 +14,8 @@ import "database/sql/driver"
 // in-memory database made by Deserialize is copied straight from SQLite's
 // memory; any other is first copied page by page into a C buffer.
 func (c *SQLiteConn) Serialize(schema string) ([]byte, error) {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return nil, driver.ErrBadConn
 	}
 	schema = schemaOrMain(schema)
@@ -45,9 +44,8 @@ func (c *SQLiteConn) Serialize(schema string) ([]byte, error) {
 // database is in a transaction or a backup, and for "temp". The image must
 // not be in WAL mode (set bytes 18 and 19 to 1 to convert it).
 func (c *SQLiteConn) Deserialize(b []byte, schema string) error {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return driver.ErrBadConn
 	}
 	disarm(c.h)

@@ -65,9 +65,8 @@ var (
 // SQLite 3.44 or later (with the libsqlite3 build tag). Cost: one cgo call.
 // Not in mattn/go-sqlite3.
 func (c *SQLiteConn) CreateSession(schema string) (*Session, error) {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return nil, driver.ErrBadConn
 	}
 	if preUpdateHookSet(c) {
@@ -96,7 +95,7 @@ func (s *Session) handle() (sessionHandle, error) {
 	if s.h == nil {
 		return nil, errSessionClosed
 	}
-	if s.c.closed {
+	if s.c.closed.Load() {
 		s.h = nil
 		return nil, driver.ErrBadConn
 	}
@@ -121,8 +120,7 @@ func (s *Session) recording() (sessionHandle, error) {
 // it. In a changeset, tables come in the order they were attached. Cost: one
 // cgo call.
 func (s *Session) Attach(table string) error {
-	s.c.core.enter() // lifetime.go
-	defer s.c.core.leave()
+	defer s.c.core.unlock(s.c.core.lock())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.recording()
@@ -141,8 +139,7 @@ func (s *Session) Attach(table string) error {
 // still appears in the changeset with its current values. No-op once closed.
 // Cost: one cgo call.
 func (s *Session) SetEnabled(on bool) {
-	s.c.core.enter() // lifetime.go
-	defer s.c.core.leave()
+	defer s.c.core.unlock(s.c.core.lock())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if h, err := s.handle(); err == nil {
@@ -153,8 +150,7 @@ func (s *Session) SetEnabled(on bool) {
 // Enabled reports whether the session records changes (false once closed).
 // Cost: one cgo call.
 func (s *Session) Enabled() bool {
-	s.c.core.enter() // lifetime.go
-	defer s.c.core.leave()
+	defer s.c.core.unlock(s.c.core.lock())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.handle()
@@ -167,8 +163,7 @@ func (s *Session) Enabled() bool {
 // by triggers and foreign key actions. A row changed both directly and
 // indirectly is direct. No-op once closed. Cost: one cgo call.
 func (s *Session) SetIndirect(on bool) {
-	s.c.core.enter() // lifetime.go
-	defer s.c.core.leave()
+	defer s.c.core.unlock(s.c.core.lock())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if h, err := s.handle(); err == nil {
@@ -179,8 +174,7 @@ func (s *Session) SetIndirect(on bool) {
 // Indirect reports whether the indirect flag is set (false once closed).
 // Cost: one cgo call.
 func (s *Session) Indirect() bool {
-	s.c.core.enter() // lifetime.go
-	defer s.c.core.leave()
+	defer s.c.core.unlock(s.c.core.lock())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.handle()
@@ -193,8 +187,7 @@ func (s *Session) Indirect() bool {
 // A session that is not empty may still produce an empty changeset, when
 // rows were changed back to their original values. Cost: one cgo call.
 func (s *Session) IsEmpty() bool {
-	s.c.core.enter() // lifetime.go
-	defer s.c.core.leave()
+	defer s.c.core.unlock(s.c.core.lock())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.handle()
@@ -206,8 +199,7 @@ func (s *Session) IsEmpty() bool {
 // https://sqlite.org/session/sqlite3session_memory_used.html); 0 once closed.
 // Cost: one cgo call.
 func (s *Session) MemoryUsed() int64 {
-	s.c.core.enter() // lifetime.go
-	defer s.c.core.leave()
+	defer s.c.core.unlock(s.c.core.lock())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.handle()
@@ -239,8 +231,7 @@ func (s *Session) Changeset() ([]byte, error) { return s.changeset(false) }
 func (s *Session) Patchset() ([]byte, error) { return s.changeset(true) }
 
 func (s *Session) changeset(patchset bool) ([]byte, error) {
-	s.c.core.enter() // lifetime.go
-	defer s.c.core.leave()
+	defer s.c.core.unlock(s.c.core.lock())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.recording()
@@ -267,8 +258,7 @@ func (s *Session) changeset(patchset bool) ([]byte, error) {
 // columns and PRIMARY KEY in both databases; a table without a PRIMARY KEY
 // is ignored. Cost: one cgo call that compares the two tables row by row.
 func (s *Session) Diff(fromSchema, table string) error {
-	s.c.core.enter() // lifetime.go
-	defer s.c.core.leave()
+	defer s.c.core.unlock(s.c.core.lock())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.recording()
@@ -290,8 +280,7 @@ func (s *Session) Diff(fromSchema, table string) error {
 // connection closes its sessions; closing again is harmless. Cost: one cgo
 // call.
 func (s *Session) Close() error {
-	s.c.core.enter() // lifetime.go
-	defer s.c.core.leave()
+	defer s.c.core.unlock(s.c.core.lock())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, err := s.handle(); err != nil {
@@ -470,8 +459,7 @@ func (c *Conflict) describe() string {
 // that looks up and writes each changed row, and one C-to-Go callback per
 // table (with a filter) and per conflict. Not in mattn/go-sqlite3.
 func (c *SQLiteConn) ApplyChangeset(changeset []byte, filter func(table string) bool, conflict func(*Conflict) ConflictAction) error {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
+	defer c.core.unlock(c.core.lock())
 	if err := c.usable(); err != nil {
 		return err
 	}

@@ -100,18 +100,9 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 			return nil, err
 		}
 	}
-	if cfg.defensive {
-		if rc := cDBConfig(h, dbconfigDefensive, 1); rc != sqliteOK {
-			err := errorFor(h, rc, 0)
-			c.Close()
-			return nil, err
-		}
-	}
-	for _, p := range cfg.pragmas {
-		if err := c.execOne(p); err != nil {
-			c.Close()
-			return nil, err
-		}
+	if err := c.configure(cfg); err != nil {
+		c.Close()
+		return nil, err
 	}
 	if err := c.loadExtensions(d.Extensions); err != nil { // extension.go
 		c.Close()
@@ -126,6 +117,22 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 	return c, nil
 }
 
+// configure applies the DSN's settings that are SQL or sqlite3_db_config.
+func (c *SQLiteConn) configure(cfg *config) error {
+	defer c.core.unlock(c.core.lock())
+	if cfg.defensive {
+		if rc := cDBConfig(c.h, dbconfigDefensive, 1); rc != sqliteOK {
+			return errorFor(c.h, rc, 0)
+		}
+	}
+	for _, p := range cfg.pragmas {
+		if err := c.execOne(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // SQLiteConn is one connection to an SQLite database. database/sql serialises
 // its use; reach it with sql.Conn.Raw or SQLiteDriver.ConnectHook.
 type SQLiteConn struct {
@@ -134,7 +141,7 @@ type SQLiteConn struct {
 	txlock  string
 	deferFK bool
 	strict  bool // _strict (strict.go)
-	closed  bool
+	closed  atomic.Bool // set under the lock (lifetime.go); read anywhere
 
 	// Cancellation (see bridge.h): gen numbers operations; word is the word
 	// the bridge polls, which a context's AfterFunc may store into at any
@@ -183,18 +190,27 @@ var (
 // Close finalizes every statement still prepared on the connection and closes
 // it (sqlite3_close_v2). Closing twice is harmless.
 func (c *SQLiteConn) Close() error {
-	if c.closed {
-		return nil
+	k := c.core
+	var held bool
+	for {
+		// A backup locks both its connections, in lockBoth's order: it
+		// ends before this one is locked for good.
+		c.finishBackups()
+		held = k.lock()
+		if c.closed.Load() {
+			k.unlock(held)
+			return nil
+		}
+		if x := c.hooks; x == nil || len(x.backups) == 0 {
+			break
+		}
+		k.unlock(held) // a backup began meanwhile
 	}
-	c.closed = true
+	defer k.unlock(held)
+	c.closed.Store(true)
 	c.cleanup.Stop()
 	c.cache.drop()
-	k := c.core
-	k.enter()
-	k.mu.Lock()
 	rc := k.closeLocked()
-	k.mu.Unlock()
-	k.leave()
 	c.h = nil
 	if rc != sqliteOK {
 		return Error{Code: ErrNo(rc & ErrNoMask), ExtendedCode: ErrNoExtended(rc), offset: -1}
@@ -205,7 +221,7 @@ func (c *SQLiteConn) Close() error {
 // Ping reports driver.ErrBadConn once the connection is closed, and the
 // context's error when it has ended.
 func (c *SQLiteConn) Ping(ctx context.Context) error {
-	if c.closed {
+	if c.closed.Load() {
 		return driver.ErrBadConn
 	}
 	return ctx.Err()
@@ -213,21 +229,20 @@ func (c *SQLiteConn) Ping(ctx context.Context) error {
 
 // ResetSession is called by database/sql before a pooled connection is reused.
 func (c *SQLiteConn) ResetSession(ctx context.Context) error {
-	if c.closed {
+	if c.closed.Load() {
 		return driver.ErrBadConn
 	}
 	return nil
 }
 
 // IsValid reports whether the connection may go back to the pool.
-func (c *SQLiteConn) IsValid() bool { return !c.closed }
+func (c *SQLiteConn) IsValid() bool { return !c.closed.Load() }
 
 // AutoCommit reports whether the connection is outside any transaction
 // (sqlite3_get_autocommit).
 func (c *SQLiteConn) AutoCommit() bool {
-	c.core.enter()
-	defer c.core.leave()
-	return !c.closed && cAutocommit(c.h)
+	defer c.core.unlock(c.core.lock())
+	return !c.closed.Load() && cAutocommit(c.h)
 }
 
 // watch is the cancellation of one operation: its generation (0 when its
@@ -321,12 +336,12 @@ func (c *SQLiteConn) contextError(ctx context.Context) error {
 // restores it, or nil when no step is in progress (the usual case: one field
 // read).
 func (c *SQLiteConn) nest() func() {
-	if c.closed || !inCallback(c.h) {
+	if c.closed.Load() || !inCallback(c.h) {
 		return nil
 	}
 	saved := takeSQLBuffer(c.h)
 	return func() {
-		if !c.closed {
+		if !c.closed.Load() {
 			restoreSQLBuffer(c.h, saved)
 		}
 	}
@@ -335,7 +350,7 @@ func (c *SQLiteConn) nest() func() {
 // usable reports why the connection cannot run a statement now: closed, or
 // inside a transaction that SQLite has already rolled back.
 func (c *SQLiteConn) usable() error {
-	if c.closed {
+	if c.closed.Load() {
 		return driver.ErrBadConn
 	}
 	if c.txLost {
@@ -385,7 +400,7 @@ func (c *SQLiteConn) Begin() (driver.Tx, error) {
 // an error. A ReadOnly transaction really is read-only (PRAGMA query_only for
 // its duration): writes in it fail with ErrReadonly.
 func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	if c.closed {
+	if c.closed.Load() {
 		return nil, driver.ErrBadConn
 	}
 	switch sql.IsolationLevel(opts.Isolation) {
@@ -396,8 +411,10 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c.core.enter()
-	defer c.core.leave()
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
+		return nil, driver.ErrBadConn
+	}
 	if opts.ReadOnly {
 		// Leave a connection that is read-only already (_query_only) as it is.
 		on, err := c.queryInt("PRAGMA query_only")
@@ -415,7 +432,7 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	if opts.ReadOnly {
 		begin = "BEGIN" // a reader takes no write lock, whatever _txlock says
 	}
-	if _, err := c.ExecContext(ctx, begin, nil); err != nil {
+	if _, err := c.execContext(ctx, begin, nil); err != nil {
 		c.endReadOnly()
 		return nil, err
 	}
@@ -472,7 +489,7 @@ func (c *SQLiteConn) endTx() {
 
 // endReadOnly restores writes after a read-only transaction.
 func (c *SQLiteConn) endReadOnly() {
-	if c.readOnlyTx && !c.closed {
+	if c.readOnlyTx && !c.closed.Load() {
 		c.readOnlyTx = false
 		_ = c.execOne("PRAGMA query_only = 0")
 	}
@@ -488,10 +505,9 @@ type SQLiteTx struct {
 // database/sql considers the transaction over either way.
 func (tx *SQLiteTx) Commit() error {
 	c := tx.c
-	c.core.enter()
-	defer c.core.leave()
+	defer c.core.unlock(c.core.lock())
 	defer c.endTx()
-	if c.closed {
+	if c.closed.Load() {
 		return driver.ErrBadConn
 	}
 	if cAutocommit(c.h) {
@@ -510,10 +526,9 @@ func (tx *SQLiteTx) Commit() error {
 // already ended (after an interrupt or certain errors) is not an error.
 func (tx *SQLiteTx) Rollback() error {
 	c := tx.c
-	c.core.enter()
-	defer c.core.leave()
+	defer c.core.unlock(c.core.lock())
 	defer c.endTx()
-	if c.closed {
+	if c.closed.Load() {
 		return driver.ErrBadConn
 	}
 	if cAutocommit(c.h) {

@@ -57,7 +57,10 @@ var (
 // Columns returns the column names (sqlite3_column_name), read once per statement.
 func (r *SQLiteRows) Columns() []string {
 	s := r.s
-	if s.names == nil && !s.closed && !s.c.closed {
+	if s.names == nil {
+		defer s.c.core.unlock(s.c.core.lock())
+	}
+	if s.names == nil && !s.closed && !s.c.closed.Load() {
 		names, rc := cColumnNames(s.h)
 		if rc != sqliteOK {
 			names = make([]string, len(s.cols))
@@ -90,11 +93,6 @@ func (r *SQLiteRows) step() error {
 		return io.EOF
 	}
 	s := r.s
-	if s.c.closed {
-		r.done = true
-		r.err = driver.ErrBadConn
-		return r.err
-	}
 	// A row stepped ahead (or the first, stepped by the query call) was
 	// computed before the context ended; it must not be handed out after.
 	if r.w.ended() {
@@ -102,8 +100,17 @@ func (r *SQLiteRows) step() error {
 		r.err = s.c.contextError(r.w.ctx)
 		return r.err
 	}
-	var rc int
 	k := &s.run
+	if !r.pending && k.bi+1 >= k.nb && (k.nb == 0 || k.brc == sqliteRow) {
+		// The next row needs a cgo call.
+		defer s.c.core.unlock(s.c.core.lock())
+	}
+	if s.c.closed.Load() {
+		r.done = true
+		r.err = driver.ErrBadConn
+		return r.err
+	}
+	var rc int
 	switch ncol := len(s.cols); {
 	case r.pending:
 		r.pending = false
@@ -208,12 +215,10 @@ func (r *SQLiteRows) Close() error {
 		return nil
 	}
 	s.rows = nil
-	if s.closed || s.c.closed {
-		s.own.release()
+	defer s.c.core.unlock(s.c.core.lock())
+	if s.closed || s.c.closed.Load() {
 		return nil
 	}
-	// The rows' hold on the connection ends after the reset (lifetime.go).
-	defer s.own.release()
 	if halted := r.done && r.err == nil; !halted || stmtKeepsBound(s.h) {
 		// A statement that ran to its end (SQLITE_DONE) has already released
 		// its locks (and committed, in autocommit mode); the reset that every
@@ -237,7 +242,6 @@ func (r *SQLiteRows) detach() {
 	r.w.done()
 	if r.s.rows == r {
 		r.s.rows = nil
-		r.s.own.release()
 	}
 }
 
@@ -246,8 +250,9 @@ func (r *SQLiteRows) detach() {
 func (r *SQLiteRows) DeclTypes() []string {
 	s := r.s
 	if s.decl == nil {
+		defer s.c.core.unlock(s.c.core.lock())
 		decl := make([]string, len(s.cols))
-		if s.closed || s.c.closed {
+		if s.closed || s.c.closed.Load() {
 			return decl
 		}
 		for i := range decl {
@@ -261,7 +266,8 @@ func (r *SQLiteRows) DeclTypes() []string {
 // ColumnTypeDatabaseTypeName returns the declared type of column i as written
 // in the schema ("" for an expression).
 func (r *SQLiteRows) ColumnTypeDatabaseTypeName(i int) string {
-	if r.s.closed || r.s.c.closed || i < 0 || i >= len(r.s.cols) {
+	defer r.s.c.core.unlock(r.s.c.core.lock())
+	if r.s.closed || r.s.c.closed.Load() || i < 0 || i >= len(r.s.cols) {
 		return ""
 	}
 	return cColumnDeclType(r.s.h, i)
@@ -277,7 +283,8 @@ func (r *SQLiteRows) ColumnTypeScanType(i int) reflect.Type {
 // constraint of the table column it comes from (sqlite3_table_column_metadata).
 // For an expression it reports ok == false.
 func (r *SQLiteRows) ColumnTypeNullable(i int) (nullable, ok bool) {
-	if r.s.closed || r.s.c.closed || i < 0 || i >= len(r.s.cols) {
+	defer r.s.c.core.unlock(r.s.c.core.lock())
+	if r.s.closed || r.s.c.closed.Load() || i < 0 || i >= len(r.s.cols) {
 		return false, false
 	}
 	switch cColumnNotNull(r.s.h, i) {

@@ -27,7 +27,7 @@ func (r *SQLiteRows) NextRow() error { return r.step() }
 // into SQLite's memory (or the bridge's copy of a short row stepped ahead),
 // valid until the next NextRow or Close, as database/sql documents for RawBytes.
 func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) error {
-	if r.done || r.closed || r.s.closed || r.s.c.closed {
+	if r.done || r.closed || r.s.closed || r.s.c.closed.Load() {
 		return driverError("no current row to scan")
 	}
 	s := r.s

@@ -77,7 +77,7 @@ func (s *SQLiteStmt) finalize() {
 		s.rows.detach()
 	}
 	s.untrack()
-	if s.h != nil && !s.c.closed { // Conn.Close finalized it otherwise
+	if s.h != nil && !s.c.closed.Load() { // Conn.Close finalized it otherwise
 		cFinalize(s.h)
 	}
 	s.h = nil
@@ -94,14 +94,13 @@ func (c *SQLiteConn) Prepare(query string) (driver.Stmt, error) {
 // exactly one statement. SQL with no statement at all is an error (mattn's
 // statement crashes when run).
 func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	if c.closed {
-		return nil, driver.ErrBadConn
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c.core.enter()
-	defer c.core.leave()
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
+		return nil, driver.ErrBadConn
+	}
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
@@ -139,12 +138,10 @@ func (s *SQLiteStmt) Close() error {
 	if s.closed {
 		return nil
 	}
-	k := s.c.core
-	k.enter()
-	defer k.leave()
+	defer s.c.core.unlock(s.c.core.lock())
 	if s.rows != nil {
 		s.rows.detach()
-		if !s.c.closed {
+		if !s.c.closed.Load() {
 			cReset(s.h)
 		}
 	}
@@ -170,12 +167,16 @@ func (s *SQLiteStmt) NumInput() int { return s.nparam }
 
 // Readonly reports whether the statement leaves the database unchanged
 // (sqlite3_stmt_readonly).
-func (s *SQLiteStmt) Readonly() bool { return !s.closed && !s.c.closed && stmtReadonly(s.h) }
+func (s *SQLiteStmt) Readonly() bool {
+	defer s.c.core.unlock(s.c.core.lock())
+	return !s.closed && !s.c.closed.Load() && stmtReadonly(s.h)
+}
 
 // ColumnTableName returns the table that result column n comes from, or ""
 // for an expression (sqlite3_column_table_name).
 func (s *SQLiteStmt) ColumnTableName(n int) string {
-	if s.closed || s.c.closed || n < 0 || n >= len(s.cols) {
+	defer s.c.core.unlock(s.c.core.lock())
+	if s.closed || s.c.closed.Load() || n < 0 || n >= len(s.cols) {
 		return ""
 	}
 	return cColumnTableName(s.h, n)
@@ -197,11 +198,10 @@ func (s *SQLiteStmt) Query(args []driver.Value) (driver.Rows, error) {
 
 // ExecContext binds args and runs the statement to completion in one cgo call.
 func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	defer s.c.core.unlock(s.c.core.lock())
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
-	s.c.core.enter()
-	defer s.c.core.leave()
 	w, err := s.c.watch(ctx)
 	if err != nil {
 		return nil, err
@@ -216,11 +216,10 @@ func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) 
 
 // QueryContext binds args and steps the first row in one cgo call.
 func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	defer s.c.core.unlock(s.c.core.lock())
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
-	s.c.core.enter()
-	defer s.c.core.leave()
 	w, err := s.c.watch(ctx)
 	if err != nil {
 		return nil, err
@@ -267,11 +266,9 @@ func (s *SQLiteStmt) handOver(r *SQLiteRows) error {
 	old.cacheKey, old.releaseOnRowsClose, old.rows = "", true, r
 	r.s = old
 	// Each C statement keeps an owner of its own (lifetime.go): s's cleanup
-	// must finalize the new one, old's the one r still reads, which r keeps
-	// holding the connection with until it closes.
+	// must finalize the new one, old's the one r still reads.
 	s.untrack()
 	old.track()
-	old.own.hold()
 	s.h, s.rows = h, nil
 	s.track()
 	s.readShape()
@@ -303,7 +300,6 @@ func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 	if s.own == nil {
 		s.track() // a script's last statement, which the rows keep
 	}
-	s.own.hold() // the rows use the connection until Close (lifetime.go)
 	return r, nil
 }
 
@@ -314,11 +310,15 @@ func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 // is walked by byte offset in one C buffer: time and memory stay linear in
 // its length.
 func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	defer c.core.unlock(c.core.lock())
+	return c.execContext(ctx, query, args)
+}
+
+// execContext is ExecContext with the connection held.
+func (c *SQLiteConn) execContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	if err := c.usable(); err != nil {
 		return nil, err
 	}
-	c.core.enter()
-	defer c.core.leave()
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
@@ -385,11 +385,10 @@ func (c *SQLiteConn) Exec(query string, args []driver.Value) (driver.Result, err
 // does, and returns the rows of the last one. SQL with no statement gives no
 // rows and no columns (with _strict, an error).
 func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	defer c.core.unlock(c.core.lock())
 	if err := c.usable(); err != nil {
 		return nil, err
 	}
-	c.core.enter()
-	defer c.core.leave()
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}

@@ -113,7 +113,7 @@ func (c *SQLiteConn) prepareCached(query string, gen uint64) (*SQLiteStmt, int, 
 // release is the end of a use of s by the connection: back to the cache when
 // it can be reused, finalized otherwise.
 func (c *SQLiteConn) release(s *SQLiteStmt) {
-	if s.cacheKey != "" && !c.closed && !s.closed && c.cache.put(s) {
+	if s.cacheKey != "" && !c.closed.Load() && !s.closed && c.cache.put(s) {
 		s.closed = true // idle: no caller may use it until taken again
 		return
 	}

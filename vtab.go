@@ -231,8 +231,7 @@ type VTabCursor interface {
 // connections where its module is registered. The cost is one cgo call; see
 // Module for the cost of the callbacks.
 func (c *SQLiteConn) CreateModule(moduleName string, module Module) error {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
+	defer c.core.unlock(c.core.lock())
 	if module == nil {
 		return driverError("CreateModule requires a non-nil module")
 	}
@@ -253,9 +252,8 @@ func (c *SQLiteConn) CreateModule(moduleName string, module Module) error {
 // TEXT, arg HIDDEN)". It may be called only from Module.Create and
 // Module.Connect. One cgo call, which parses sql.
 func (c *SQLiteConn) DeclareVTab(sql string) error {
-	c.core.enter() // lifetime.go
-	defer c.core.leave()
-	if c.closed {
+	defer c.core.unlock(c.core.lock())
+	if c.closed.Load() {
 		return driverError("connection is closed")
 	}
 	if strings.IndexByte(sql, 0) >= 0 {
