@@ -140,7 +140,7 @@ type SQLiteConn struct {
 	loc     *time.Location
 	txlock  string
 	deferFK bool
-	strict  bool // _strict (strict.go)
+	strict  bool        // _strict (strict.go)
 	closed  atomic.Bool // set under the lock (lifetime.go); read anywhere
 
 	// Cancellation (see bridge.h): gen numbers operations; word is the word
