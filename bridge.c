@@ -63,7 +63,9 @@ static int bridge_arm(bridge_conn *c, uint64_t gen) {
 ** again, as mattn/go-sqlite3 does under the same tag. A statement is only run
 ** again where none of its rows reached Go (SQLite undid the failed run's
 ** changes): bridge_exec and bridge_exec_script, which discard rows,
-** bridge_query's first step, and prepare, which may wait to read the schema.
+** bridge_query's first step, and prepare, which may wait to read the schema;
+** of the direct API, what runs a statement to its end (Exec, ExecColumns) and
+** the first step of a run (bridge_unlock_fresh).
 ** A later step never waits: a second run would repeat the rows already read.
 **
 ** The wait stays in C. SQLite calls the notification from the thread whose
@@ -203,8 +205,13 @@ static int bridge_unlock_retry(bridge_conn *c, sqlite3_stmt *st, int *rc) {
   *rc = bridge_unlock_wait(c);
   return *rc == SQLITE_OK;
 }
+
+/* Whether st's next step starts a run: then no row of the run has reached Go
+** yet, and a lock that stops that step may be waited out. */
+#define bridge_unlock_fresh(st) (!sqlite3_stmt_busy(st))
 #else
 #define bridge_unlock_retry(c, st, rc) 0
+#define bridge_unlock_fresh(st) 0
 #endif
 
 int bridge_open(const char *filename, int flags, const char *vfs, int busy_ms, bridge_conn **out) {
@@ -1672,10 +1679,13 @@ static int bridge_direct_shape(bridge_stmt *s) {
 
 int bridge_direct_step(bridge_direct *d, int flags, uint64_t gen) {
   bridge_stmt *s = d->s;
-  int rc = flags ? bridge_direct_prepare_run(d, flags) : SQLITE_OK;
+  int fresh, rc = flags ? bridge_direct_prepare_run(d, flags) : SQLITE_OK;
   if (rc != SQLITE_OK) return s->rc = rc;
   if (bridge_arm(s->conn, gen)) return s->rc = SQLITE_INTERRUPT;
-  rc = bridge_run(s);
+  fresh = bridge_unlock_fresh(s->stmt);
+  do {
+    rc = bridge_run(s);
+  } while (fresh && bridge_unlock_retry(s->conn, s->stmt, &rc));
   if (rc == SQLITE_ROW) {
     if (bridge_direct_shape(s) != SQLITE_OK) return s->rc = SQLITE_NOMEM;
     bridge_fill(s);
@@ -1728,7 +1738,7 @@ static int bridge_direct_plain(sqlite3 *db, const bridge_col *row, int ncol, int
 
 int bridge_direct_step_batch(bridge_direct *d, int flags, uint64_t gen, int max) {
   bridge_stmt *s = d->s;
-  int n = 0, digits = -1, used = 0, rc = flags ? bridge_direct_prepare_run(d, flags) : SQLITE_OK;
+  int fresh, n = 0, digits = -1, used = 0, rc = flags ? bridge_direct_prepare_run(d, flags) : SQLITE_OK;
   if (rc != SQLITE_OK) {
     s->rc = rc;
     return 0;
@@ -1738,10 +1748,13 @@ int bridge_direct_step_batch(bridge_direct *d, int flags, uint64_t gen, int max)
     return 0;
   }
   if (max < 1) max = 1;
+  fresh = bridge_unlock_fresh(s->stmt);
   for (;;) {
     bridge_col *row;
     sqlite3_int64 size;
-    rc = bridge_run(s);
+    do {
+      rc = bridge_run(s);
+    } while (n == 0 && fresh && bridge_unlock_retry(s->conn, s->stmt, &rc));
     if (n == 0 && (rc == SQLITE_ROW || rc == SQLITE_DONE)) {
       if (bridge_direct_shape(s) != SQLITE_OK) {
         s->rc = SQLITE_NOMEM;
@@ -1776,12 +1789,15 @@ int bridge_direct_step_batch(bridge_direct *d, int flags, uint64_t gen, int max)
   return n;
 }
 
-/* Steps st to its end; SQLITE_OK when it got there. */
+/* Steps st to its end; SQLITE_OK when it got there. Its rows are discarded,
+** so a run stopped by a shared-cache lock may wait and run again whole. */
 static int bridge_direct_run_out(bridge_stmt *s) {
   int rc;
   do {
-    rc = bridge_run(s);
-  } while (rc == SQLITE_ROW);
+    do {
+      rc = bridge_run(s);
+    } while (rc == SQLITE_ROW);
+  } while (bridge_unlock_retry(s->conn, s->stmt, &rc));
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 

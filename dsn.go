@@ -66,10 +66,11 @@ func parseDSN(dsn string) (*config, error) {
 		if err := plainFileParams(cfg, params); err != nil {
 			return nil, err
 		}
-	} else if params.Get("mode") == "ro" {
-		// SQLite applies a URI's mode=ro to the main file only; the open flags
-		// govern every file the connection opens later (ATTACH), so they must
-		// say read-only too.
+	} else if cfg.strict && params.Get("mode") == "ro" {
+		// SQLite applies a URI's mode=ro to the main file only; ATTACH opens
+		// with the connection's open flags. mattn/go-sqlite3's read-write ones
+		// let a program write the files it attaches, and by default so do we;
+		// strict makes the whole connection read-only.
 		cfg.flags = cfg.flags&^(openReadWrite|openCreate) | openReadOnly
 	}
 	p := dsnParams{values: params, strict: cfg.strict}

@@ -295,28 +295,76 @@ func TestSecurityReadOnly(t *testing.T) {
 	}
 }
 
-// TestSecurityReadOnlyURIAttach: with mode=ro in a file: URI, SQLite opens
-// the main database read-only but keeps the connection's open flags
-// read-write (the driver passes SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE), and
-// ATTACH uses those flags. A connection the application opened read-only can
-// then create and write other database files. The plain filename form
-// (path?mode=ro), for which the driver passes SQLITE_OPEN_READONLY, cannot.
+// TestSecurityReadOnlyURIAttach: mode=ro in a file: URI is SQLite's URI
+// parameter, which SQLite applies to the main database only; ATTACH opens
+// with the connection's open flags. By default those are mattn/go-sqlite3's
+// (SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE), so a program that attaches a
+// database to a read-only connection to write it, as it may on mattn, can:
+// an existing file is written and a missing one created, while the main
+// database stays read-only. With _strict=1 the open flags say read-only too,
+// as they always do for the plain filename form (path?mode=ro): nothing is
+// written or created through any attachment.
 func TestSecurityReadOnlyURIAttach(t *testing.T) {
-	path, other := securityFixture(t)
-	otherSum := securityHash(t, other)
-	db := openTestDB(t, "file:"+path+"?mode=ro")
-	db.SetMaxOpenConns(1)
-	testMustExec(t, db, "ATTACH ? AS o", other)
-	if _, err := db.Exec("INSERT INTO o.t VALUES(9, 9)"); !errors.Is(err, ErrReadonly) {
-		t.Errorf("write to a database attached to a mode=ro (file: URI) connection: %v, want ErrReadonly", err)
-	}
-	newPath := filepath.Join(filepath.Dir(path), "created.db")
-	if _, err := db.Exec("ATTACH ? AS n; CREATE TABLE n.x(y)", newPath); err == nil {
-		t.Error("a mode=ro (file: URI) connection created a new database file through ATTACH")
-	}
-	db.Close()
-	if securityHash(t, other) != otherSum {
-		t.Error("the attached file changed through a mode=ro (file: URI) connection")
+	for _, strict := range []bool{false, true} {
+		t.Run(map[bool]string{false: "default", true: "strict"}[strict], func(t *testing.T) {
+			path, other := securityFixture(t)
+			sum, otherSum := securityHash(t, path), securityHash(t, other)
+			dsn := "file:" + path + "?mode=ro"
+			if strict {
+				dsn += "&_strict=1"
+			}
+			db := openTestDB(t, dsn)
+			db.SetMaxOpenConns(1)
+			if _, err := db.Exec("INSERT INTO t VALUES(5, 5)"); !errors.Is(err, ErrReadonly) {
+				t.Errorf("write to the mode=ro main database: %v, want ErrReadonly", err)
+			}
+			testMustExec(t, db, "ATTACH ? AS o", other)
+			_, errOther := db.Exec("INSERT INTO o.t VALUES(9, 9)")
+			newPath := filepath.Join(filepath.Dir(path), "created.db")
+			_, errNew := db.Exec("ATTACH ? AS n", newPath)
+			if errNew == nil {
+				_, errNew = db.Exec("CREATE TABLE n.x(y); INSERT INTO n.x VALUES(3)")
+			}
+			if strict {
+				if !errors.Is(errOther, ErrReadonly) {
+					t.Errorf("write to an attached database: %v, want ErrReadonly", errOther)
+				}
+				if errNew == nil {
+					t.Error("created a new database through ATTACH")
+				}
+				if _, err := os.Stat(newPath); err == nil {
+					t.Error("ATTACH created a file")
+				}
+			} else {
+				if errOther != nil {
+					t.Errorf("write to an attached existing database: %v, want success as on mattn", errOther)
+				}
+				if errNew != nil {
+					t.Errorf("ATTACH of a new database and a write to it: %v, want success as on mattn", errNew)
+				}
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if securityHash(t, path) != sum {
+				t.Error("the mode=ro main database file changed")
+			}
+			if strict {
+				if securityHash(t, other) != otherSum {
+					t.Error("the attached file changed")
+				}
+				return
+			}
+			// The writes are in the files, for any connection to see.
+			check := openTestDB(t, other)
+			if got := testQueryInt(t, check, "SELECT count(*) FROM t WHERE x = 9"); got != 1 {
+				t.Errorf("%d rows written through the attachment in %s, want 1", got, filepath.Base(other))
+			}
+			check = openTestDB(t, newPath)
+			if got := testQueryInt(t, check, "SELECT y FROM x"); got != 3 {
+				t.Errorf("the created database holds %d, want 3", got)
+			}
+		})
 	}
 }
 

@@ -294,3 +294,106 @@ func TestUnlockNotifyCancel(t *testing.T) {
 		})
 	}
 }
+
+// The direct API waits as database/sql does: DirectStmt.Exec, ExecColumns,
+// and the first Step of a run (a write, and a read stepped ahead in batches)
+// each wait for the lock, then run once it is gone. SetInterrupt's context
+// ends the wait.
+func TestUnlockNotifyDirect(t *testing.T) {
+	for _, tc := range []struct {
+		name, query string
+		run         func(*DirectStmt) (int64, error)
+	}{
+		{"exec", "INSERT INTO foo(id, status) VALUES(?, ?)", func(ds *DirectStmt) (int64, error) {
+			return 0, ds.Exec(2, 200)
+		}},
+		{"execcolumns", "INSERT INTO foo(id, status) VALUES(?, ?)", func(ds *DirectStmt) (int64, error) {
+			n, err := ds.ExecColumns([]int64{2, 3}, []int64{200, 300})
+			return int64(n), err
+		}},
+		{"step write", "INSERT INTO foo(id, status) VALUES(2, 200) RETURNING id", func(ds *DirectStmt) (int64, error) {
+			ok, err := ds.Step()
+			if !ok {
+				return 0, err
+			}
+			return ds.ColumnInt64(0), err
+		}},
+		{"step read", "SELECT count(*) FROM foo", func(ds *DirectStmt) (int64, error) {
+			ok, err := ds.Step()
+			if !ok {
+				return 0, err
+			}
+			return ds.ColumnInt64(0), err
+		}},
+	} {
+		for _, cancelled := range []bool{false, true} {
+			name := tc.name
+			if cancelled {
+				name += " cancelled"
+			}
+			t.Run(name, func(t *testing.T) {
+				db := openTestDB(t, unlockDSN(t))
+				tx := unlockHolder(t, db)
+				waiter := testConn(t, db)
+				wc := unlockDriverConn(t, waiter)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+
+				type result struct {
+					n   int64
+					err error
+				}
+				res := make(chan result, 1)
+				done := make(chan error, 1) // for unlockAwait: the run ended
+				go func() {
+					var r result
+					r.err = waiter.Raw(func(dc any) error {
+						ds, err := dc.(*SQLiteConn).PrepareDirect(tc.query)
+						if err != nil {
+							return err
+						}
+						defer ds.Finalize()
+						ds.SetInterrupt(ctx)
+						r.n, err = tc.run(ds)
+						return err
+					})
+					done <- r.err
+					res <- r
+				}()
+				unlockAwait(t, wc, done)
+				if cancelled {
+					cancel()
+					r := <-res
+					if !errors.Is(r.err, context.Canceled) {
+						t.Fatalf("cancelled while waiting for the lock: %v, want context.Canceled", r.err)
+					}
+					if unlockWaiting(wc.h) {
+						t.Fatal("the connection still reports a wait after the cancellation")
+					}
+					if err := tx.Commit(); err != nil {
+						t.Fatal(err)
+					}
+					if got := testQueryInt(t, waiter, "SELECT count(*) FROM foo"); got != 1 {
+						t.Errorf("count(*) = %d after the cancelled statement, want the holder's 1", got)
+					}
+					return
+				}
+				if err := tx.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				r := <-res
+				if r.err != nil {
+					t.Fatalf("after the holder committed: %v", r.err)
+				}
+				want := map[string]int64{"execcolumns": 2, "step write": 2, "step read": 1}[tc.name]
+				if r.n != want {
+					t.Errorf("result %d, want %d", r.n, want)
+				}
+				wantRows := map[string]int64{"exec": 2, "execcolumns": 3, "step write": 2, "step read": 1}[tc.name]
+				if got := testQueryInt(t, waiter, "SELECT count(*) FROM foo"); got != wantRows {
+					t.Errorf("foo has %d rows, want %d", got, wantRows)
+				}
+			})
+		}
+	}
+}
