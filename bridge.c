@@ -918,22 +918,48 @@ int bridge_preupdate_row(sqlite3 *db, int isnew, bridge_col *out, int n) {
 static const unsigned char bridge_busy_delays[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
 static const unsigned char bridge_busy_totals[] = {0, 1, 3, 8, 18, 33, 53, 78, 103, 128, 178, 228};
 
+/* The time slept before the count-th call of a wait, and the next sleep. */
+static int bridge_busy_schedule(int count, int *delay) {
+  int n = (int)sizeof(bridge_busy_delays);
+  if (count < n) {
+    *delay = bridge_busy_delays[count];
+    return bridge_busy_totals[count];
+  }
+  *delay = bridge_busy_delays[n - 1];
+  return bridge_busy_totals[n - 1] + *delay * (count - (n - 1));
+}
+
+/* The lock may be held by a statement of this process whose Rows the program
+** dropped without Close: a cleanup resets it, but only after Go's collector
+** has run (lifetime.go), and while this thread sleeps nothing may allocate
+** to start one. So a wait that has gone on for BRIDGE_BUSY_COLLECT_MS asks
+** Go for a collection (goBusyCollect, which returns at once; Go paces the
+** collections process-wide), and again every BRIDGE_BUSY_COLLECT_EVERY_MS.
+** A wait that ends sooner never calls into Go. */
+#define BRIDGE_BUSY_COLLECT_MS 100
+#define BRIDGE_BUSY_COLLECT_EVERY_MS 500
+
+static int bridge_busy_collect_due(int count, int prior) {
+  int before, d;
+  if (prior < BRIDGE_BUSY_COLLECT_MS) return 0;
+  if (count == 0) return 1;
+  before = bridge_busy_schedule(count - 1, &d);
+  return before < BRIDGE_BUSY_COLLECT_MS ||
+         (prior - BRIDGE_BUSY_COLLECT_MS) / BRIDGE_BUSY_COLLECT_EVERY_MS !=
+             (before - BRIDGE_BUSY_COLLECT_MS) / BRIDGE_BUSY_COLLECT_EVERY_MS;
+}
+
 static int bridge_busy_cb(void *arg, int count) {
   bridge_busy *b = (bridge_busy *)arg;
-  int n = (int)sizeof(bridge_busy_delays), delay, prior;
+  int delay, prior;
   if (b->conn && bridge_progress(b->conn)) return 0; /* the running operation was cancelled */
   if (b->handle) return goHookBusy(b->handle, count) != 0;
-  if (count < n) {
-    delay = bridge_busy_delays[count];
-    prior = bridge_busy_totals[count];
-  } else {
-    delay = bridge_busy_delays[n - 1];
-    prior = bridge_busy_totals[n - 1] + delay * (count - (n - 1));
-  }
+  prior = bridge_busy_schedule(count, &delay);
   if (prior + delay > b->timeout_ms) {
     delay = b->timeout_ms - prior;
     if (delay <= 0) return 0;
   }
+  if (bridge_busy_collect_due(count, prior)) goBusyCollect();
   while (delay > 0) {
     int d = delay < 10 ? delay : 10;
     sqlite3_sleep(d);

@@ -303,7 +303,8 @@ int bridge_preupdate_row(sqlite3 *db, int isnew, bridge_col *out, int n);
 /* A busy handler that gives up as soon as the connection's running operation
 ** is cancelled (the bridge_conn cancellation word). With handle != 0 it asks
 ** the Go handler; otherwise it waits up to timeout_ms, sleeping as SQLite's own
-** busy timeout does, in slices of at most 10 ms. Owned by Go (malloc/free);
+** busy timeout does, in slices of at most 10 ms, and asks Go for a collection
+** when the wait goes on (goBusyCollect, lockwait.go). Owned by Go (malloc/free);
 ** installed on conn's database by bridge_busy_install. */
 typedef struct bridge_busy {
   bridge_conn *conn; /* cleared by bridge_close */

@@ -294,6 +294,9 @@ func goHookBusy(id C.uintptr_t, count C.int) (retry C.int) {
 	return retry
 }
 
+//export goBusyCollect
+func goBusyCollect() { collectForBusyWait() }
+
 //export goHookTrace
 func goHookTrace(id C.uintptr_t, ev C.uint, db *C.sqlite3, st *C.sqlite3_stmt, sql *C.char, ns C.sqlite3_int64, autocommit C.int) (r C.int) {
 	e := hookCallbacks.get(uintptr(id))
