@@ -54,6 +54,32 @@ static int bridge_arm(bridge_conn *c, uint64_t gen) {
   return 0;
 }
 
+/* Rows are stepped ahead of the caller only where that cannot change what
+** they hold: on a connection that cannot write (PRAGMA query_only, which the
+** driver sets for read-only transactions, and _query_only=1). Elsewhere a
+** program may change, on this same connection and between two steps, rows
+** the statement has not reached yet (carry a balance to the next row, delete
+** later duplicates), and must see them changed, as with one step per row.
+** Only the amalgamation compiled into this translation unit shows the flag:
+** built against another SQLite (libsqlite3 tag, the fastsqlite_dev loop),
+** rows come one per call. */
+static int bridge_may_step_ahead(bridge_conn *c) {
+#ifdef BRIDGE_UNITY
+  return (c->db->flags & SQLITE_QueryOnly) != 0;
+#else
+  (void)c;
+  return 0;
+#endif
+}
+
+int bridge_steps_ahead_built(void) {
+#ifdef BRIDGE_UNITY
+  return 1;
+#else
+  return 0;
+#endif
+}
+
 /* ---- shared-cache lock waits (sqlite_unlock_notify tag) ----
 ** Connections that share a cache (cache=shared) lock tables, not the file: a
 ** statement that needs a table another connection has locked fails at once
@@ -349,6 +375,7 @@ static int bridge_adopt(bridge_conn *c, sqlite3_stmt *st) {
   s->conn = c;
   s->nparam = sqlite3_bind_parameter_count(st);
   s->readonly = sqlite3_stmt_readonly(st);
+  s->ahead = s->readonly && bridge_may_step_ahead(c);
   s->rc = SQLITE_DONE;
   s->next = c->stmts;
   if (c->stmts) c->stmts->prev = s;
@@ -698,6 +725,7 @@ int bridge_query(bridge_stmt *s, uint64_t gen) {
   bridge_conn *c = s->conn;
   int rc;
   sqlite3_reset(s->stmt);
+  s->ahead = s->readonly && bridge_may_step_ahead(c);
   rc = bridge_bind(s);
   if (rc != SQLITE_OK) return s->rc = rc;
   if (bridge_arm(c, gen)) return s->rc = SQLITE_INTERRUPT;
@@ -737,6 +765,7 @@ int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max) {
     s->rc = SQLITE_INTERRUPT;
     return 0;
   }
+  if (!bridge_may_step_ahead(c)) max = 1;
   for (;;) {
     bridge_col *row = s->batch + (size_t)n * (size_t)s->ncol;
     sqlite3_int64 size;
@@ -1708,6 +1737,7 @@ int bridge_direct_step(bridge_direct *d, int flags, uint64_t gen) {
   int fresh, rc = flags ? bridge_direct_prepare_run(d, flags) : SQLITE_OK;
   if (rc != SQLITE_OK) return s->rc = rc;
   if (bridge_arm(s->conn, gen)) return s->rc = SQLITE_INTERRUPT;
+  s->ahead = s->readonly && bridge_may_step_ahead(s->conn);
   fresh = bridge_unlock_fresh(s->stmt);
   do {
     rc = bridge_run(s);
@@ -1773,7 +1803,8 @@ int bridge_direct_step_batch(bridge_direct *d, int flags, uint64_t gen, int max)
     s->rc = SQLITE_INTERRUPT;
     return 0;
   }
-  if (max < 1) max = 1;
+  s->ahead = s->readonly && bridge_may_step_ahead(s->conn);
+  if (max < 1 || !s->ahead) max = 1;
   fresh = bridge_unlock_fresh(s->stmt);
   for (;;) {
     bridge_col *row;

@@ -284,6 +284,9 @@ func (a arming) restore(h connHandle) {
 	}
 }
 
+// stepsAheadBuilt calls bridge_steps_ahead_built.
+func stepsAheadBuilt() bool { return C.bridge_steps_ahead_built() != 0 }
+
 // stmtBatch views the n rows that bridge_step_batch left (C memory).
 func stmtBatch(s stmtHandle, n int) []rowCol {
 	return unsafe.Slice((*rowCol)(unsafe.Pointer(s.batch)), n*int(s.ncol))
@@ -291,6 +294,10 @@ func stmtBatch(s stmtHandle, n int) []rowCol {
 
 // stmtReadonly reports sqlite3_stmt_readonly, read at prepare (no cgo call).
 func stmtReadonly(s stmtHandle) bool { return s.readonly != 0 }
+
+// stmtAhead reports whether the statement's rows may be stepped ahead
+// (bridge_stmt.ahead), as of its last query or step call (no cgo call).
+func stmtAhead(s stmtHandle) bool { return s.ahead != 0 }
 
 // cReset calls bridge_reset (sqlite3_reset + sqlite3_clear_bindings).
 func cReset(s stmtHandle) int { return int(C.bridge_reset_h(stmtInt(s))) }

@@ -125,7 +125,9 @@ struct bridge_stmt {
   bridge_col *batch;   /* batch_cap rows of ncol entries, filled by bridge_step_batch */
   int batch_cap;
   unsigned char *text; /* BRIDGE_BATCH_TEXT bytes: TEXT/BLOB values of batch rows, copied out */
-  int readonly;        /* sqlite3_stmt_readonly: rows may be stepped ahead */
+  int readonly;        /* sqlite3_stmt_readonly */
+  int ahead;           /* readonly, on a connection that cannot write (query_only), as of the
+                       ** last prepare, bridge_query or direct step: rows may be stepped ahead */
   sqlite3_int64 bound; /* TEXT/BLOB bytes bound by the last bridge_bind, which SQLite keeps until cleared */
   unsigned char *classes; /* ncol entries of BRIDGE_CLASS_* */
   const char **names;  /* ncol entries, filled by bridge_names */
@@ -234,6 +236,11 @@ int bridge_query(bridge_stmt *s, uint64_t gen);
 
 /* Steps the next row into s->cols. */
 int bridge_step(bridge_stmt *s, uint64_t gen);
+
+/* Non-zero when this build can step rows ahead (bridge_step_batch): only
+** the amalgamation compiled into the bridge shows whether a connection can
+** write. */
+int bridge_steps_ahead_built(void);
 
 /* Steps up to max rows into s->batch (row k at s->batch[k*ncol]), in one call,
 ** for read-only statements. TEXT and BLOB values point into SQLite's memory

@@ -14,7 +14,7 @@ package sqlite3
 // are said below.
 
 /*
-// reason: mutexes are compiled in; connections open with SQLITE_OPEN_NOMUTEX (database/sql serialises each connection) unless _mutex=full asks for serialized mode
+// reason: mutexes are compiled in; connections open with SQLITE_OPEN_NOMUTEX (the driver's lock serialises each connection's calls, lifetime.go) unless _mutex=full asks for serialized mode
 #cgo CFLAGS: -DSQLITE_THREADSAFE=1
 // reason: no global mutex and counters around every malloc (recommended); sqlite3_memory_used still works when enabled at run time
 #cgo CFLAGS: -DSQLITE_DEFAULT_MEMSTATUS=0

@@ -30,7 +30,13 @@ import (
 //
 // A DirectStmt belongs to its connection: use it only while you hold that
 // connection (inside Raw, or on a sql.Conn, from one goroutine at a time),
-// and Finalize it before you let the connection go back to the pool. One
+// and Finalize it before you let the connection go back to the pool. Used
+// from another goroutine meanwhile, each call waits for the connection's
+// other users, as SQLite's serialized mode would. One prepared inside a
+// transaction begun with BeginTx belongs to that transaction, as a
+// statement of tx.Prepare does: once database/sql has ended it (its context
+// ended, Commit, Rollback), running it is sql.ErrTxDone, so that its writes
+// never land outside the transaction. One
 // collected without Finalize is finalized for you (never a crash), and one
 // left on a row keeps the connection's read lock until then. Until it is
 // finalized the connection counts it as in use, so statements dropped
@@ -67,6 +73,10 @@ type DirectStmt struct {
 	state uint8
 	dirty bool // bound or run since the bindings were last cleared
 	final bool // finalized
+
+	// tx is the BeginTx transaction the statement was prepared in (0:
+	// none): it runs only inside it.
+	tx uint64
 
 	// view holds the copies that ColumnBytes and ColumnRawText return, until
 	// the next step reuses it.
@@ -169,7 +179,7 @@ func (c *SQLiteConn) PrepareDirect(query string) (*DirectStmt, error) {
 		c.release(s)
 		return nil, Error{Code: ErrNomem, ExtendedCode: ErrNoExtended(ErrNomem), offset: -1}
 	}
-	ds := &DirectStmt{c: c, s: s, d: d, cols: s.cols, args: directArgs(d),
+	ds := &DirectStmt{c: c, s: s, d: d, cols: s.cols, args: directArgs(d), tx: c.currentTx(),
 		// A statement from the cache may hold another run's bindings.
 		flags: directReset | directClear}
 	// Dropped without Finalize, the C side of its parameters is freed (it
@@ -188,7 +198,22 @@ func (ds *DirectStmt) usable() error {
 	if ds.c.txLost {
 		return errTxLost
 	}
+	if ds.tx != 0 && ds.c.currentTx() != ds.tx {
+		// database/sql ended the transaction (its context ended, or the
+		// program committed): the statement's writes must not go on
+		// outside it, in autocommit mode, as a tx.Prepare'd statement's
+		// cannot.
+		return sql.ErrTxDone
+	}
 	return nil
+}
+
+// currentTx identifies the BeginTx transaction in progress (0: none).
+func (c *SQLiteConn) currentTx() uint64 {
+	if !c.inTx {
+		return 0
+	}
+	return c.txSeq
 }
 
 // check is usable without the connection's lock: what the statement alone
@@ -250,10 +275,13 @@ func (ds *DirectStmt) Close() error { return ds.Finalize() }
 // the same cgo call. After the end, Step runs the statement again from the
 // start, as SQLite does.
 //
-// A read-only statement's rows are stepped a few at a time (2, doubling up
-// to 64), in one cgo call: Step then costs no cgo call for the rows stepped
-// ahead, and a query's last row comes with its end, so that Reset costs no
-// call either. So SQL functions of such a SELECT may run for a few rows
+// On a connection that cannot write (PRAGMA query_only: a read-only
+// transaction, _query_only=1), a read-only statement's rows are stepped a
+// few at a time (2, doubling up to 64), in one cgo call: Step then costs no
+// cgo call for the rows stepped ahead, and a query's last row comes with its
+// end, so that Reset costs no call either. Elsewhere rows come one per call:
+// the program may change, on the same connection and between two Steps,
+// rows the statement has not reached yet. So SQL functions of such a SELECT may run for a few rows
 // before Step returns them, and an error comes after the rows before it. The
 // TEXT and BLOB values of such rows are copied out of SQLite (256 bytes per
 // row, 4 KiB per call at most); a row with more ends the batch, and is read
@@ -307,7 +335,7 @@ func (ds *DirectStmt) Step() (bool, error) {
 	s := ds.s
 	var rc int
 	ds.state = directRunning
-	if len(ds.cols) > 0 && stmtReadonly(s.h) {
+	if len(ds.cols) > 0 && stmtAhead(s.h) {
 		limit := maxAhead
 		if n := len(ds.cols); n*maxAhead > aheadCells { // no division for rows of up to 16 columns
 			limit = max(aheadCells/n, 1)

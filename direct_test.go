@@ -634,6 +634,7 @@ func TestDirectBatchedRows(t *testing.T) {
 		}
 		want[i] = q.ColumnText(0)
 	}
+	directExec(t, c, "PRAGMA query_only = 1") // rows are stepped ahead only where nothing can write
 	s := mustPrepareDirect(t, c, "SELECT x, n FROM t ORDER BY n")
 	for round := 0; round < 2; round++ {
 		ahead := false
@@ -651,7 +652,7 @@ func TestDirectBatchedRows(t *testing.T) {
 			}
 		}
 		mustStep(t, s, false)
-		if !ahead {
+		if !ahead && stepsAheadBuilt() {
 			t.Error("no row was stepped ahead")
 		}
 	}
@@ -807,6 +808,7 @@ func TestDirectTextConversionsAhead(t *testing.T) {
 		}
 		want = append(want, conv{q.ColumnInt64(0), q.ColumnFloat(1)})
 	}
+	directExec(t, c, "PRAGMA query_only = 1") // rows are stepped ahead only where nothing can write
 	for _, query := range []string{
 		"SELECT v FROM t ORDER BY rowid",                      // short rows: stepped ahead, copied
 		"SELECT v, printf('%0300d', 0) FROM t ORDER BY rowid", // long rows: one per call, current
@@ -821,7 +823,7 @@ func TestDirectTextConversionsAhead(t *testing.T) {
 			}
 		}
 		mustStep(t, s, false)
-		if strings.Contains(query, "printf") == ahead {
+		if want := !strings.Contains(query, "printf") && stepsAheadBuilt(); ahead != want {
 			t.Errorf("%s: stepped ahead: %v", query, ahead)
 		}
 	}

@@ -168,7 +168,8 @@ func TestRowsBatchesCopyShortText(t *testing.T) {
 	t.Run("Next", func(t *testing.T) {
 		c := rawConn(t, ":memory:")
 		ctx := context.Background()
-		if _, err := c.ExecContext(ctx, setup, nil); err != nil {
+		// Rows are stepped ahead only where nothing can write.
+		if _, err := c.ExecContext(ctx, setup+"; PRAGMA query_only = 1", nil); err != nil {
 			t.Fatal(err)
 		}
 		rows, err := c.QueryContext(ctx, "SELECT i, t, b FROM v ORDER BY i", nil)
@@ -196,7 +197,7 @@ func TestRowsBatchesCopyShortText(t *testing.T) {
 		if err := rows.Next(make([]driver.Value, 3)); err != io.EOF {
 			t.Fatalf("after %d rows: %v", n, err)
 		}
-		if batched < 8 {
+		if batched < 8 && stepsAheadBuilt() {
 			t.Errorf("at most %d rows per batch; short TEXT rows should be stepped ahead", batched)
 		}
 	})
@@ -204,7 +205,7 @@ func TestRowsBatchesCopyShortText(t *testing.T) {
 	t.Run("RawBytes", func(t *testing.T) {
 		db := openTestDB(t, ":memory:")
 		db.SetMaxOpenConns(1)
-		if _, err := db.Exec(setup); err != nil {
+		if _, err := db.Exec(setup + "; PRAGMA query_only = 1"); err != nil {
 			t.Fatal(err)
 		}
 		rows, err := db.Query("SELECT i, t, b FROM v ORDER BY i")

@@ -157,8 +157,10 @@ type SQLiteConn struct {
 	// readOnlyTx is set while a BeginTx(ReadOnly) transaction runs.
 	readOnlyTx bool
 	// inTx is set while a BeginTx transaction runs; txLost once SQLite has
-	// rolled it back on its own.
+	// rolled it back on its own. txSeq numbers the BeginTx transactions, for
+	// the DirectStmts prepared in one.
 	inTx, txLost bool
+	txSeq        uint64
 
 	cache stmtCache
 
@@ -437,6 +439,7 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 		return nil, err
 	}
 	c.inTx, c.txLost = true, false
+	c.txSeq++
 	if c.deferFK {
 		// SQLite switches defer_foreign_keys off at every COMMIT and ROLLBACK.
 		if err := c.execOne("PRAGMA defer_foreign_keys = 1"); err != nil {

@@ -128,7 +128,7 @@ func (r *SQLiteRows) step() error {
 		}
 		r.err = k.berr
 		return r.err
-	case ncol > 0 && stmtReadonly(s.h):
+	case ncol > 0 && stmtAhead(s.h):
 		k.ahead = min(max(2*k.ahead, 2), maxAhead, max(aheadCells/ncol, 1))
 		n := cStepBatch(s.h, r.w.gen, k.ahead)
 		k.brc, k.nb, k.bi = stmtRC(s.h), n, 0

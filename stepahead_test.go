@@ -1,0 +1,175 @@
+//go:build cgo
+
+package sqlite3
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A program that writes, on the connection a SELECT is reading from, rows
+// the SELECT has not reached yet sees them changed, as with one step per row
+// (mattn/go-sqlite3): rows are not stepped ahead on a connection that can
+// write. Issue 22, row 6 (repro aheadwrite).
+func TestWritesAheadOfOpenRowsAreSeen(t *testing.T) {
+	db := openTestDB(t, "file:"+filepath.Join(t.TempDir(), "ahead.db"))
+	db.SetMaxOpenConns(1)
+	testMustExec(t, db, "CREATE TABLE acct(id INTEGER PRIMARY KEY, bal INTEGER)")
+	testMustExec(t, db, "CREATE TABLE ev(id INTEGER PRIMARY KEY, k TEXT)")
+	for i := 1; i <= 100; i++ {
+		testMustExec(t, db, "INSERT INTO acct VALUES(?, 100)", i)
+		testMustExec(t, db, "INSERT INTO ev(k) VALUES(?)", fmt.Sprint("k", i%3))
+	}
+
+	// Carry: each row moves 10 to the next account, read after the move.
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query("SELECT id, bal FROM acct ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id, bal int
+		if err := rows.Scan(&id, &bal); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: 100, false: 110}[id == 1]; bal != want {
+			t.Fatalf("carry: account %d read as %d, want %d (the write before it was not seen)", id, bal, want)
+		}
+		if _, err := tx.Exec("UPDATE acct SET bal = bal + 10 WHERE id = ?", id+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Dedup: delete every later row with the key of the current one; no
+	// deleted row is returned.
+	tx, err = db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err = tx.Query("SELECT id, k FROM ev ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []int
+	for rows.Next() {
+		var id int
+		var k string
+		if err := rows.Scan(&id, &k); err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, id)
+		if _, err := tx.Exec("DELETE FROM ev WHERE k = ? AND id > ?", k, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows.Close()
+	tx.Commit()
+	if fmt.Sprint(seen) != "[1 2 3]" {
+		t.Fatalf("dedup: rows seen %v, want [1 2 3] (rows already deleted were returned)", seen)
+	}
+}
+
+// The same through DirectStmts on one connection.
+func TestDirectWritesAheadOfStepAreSeen(t *testing.T) {
+	c := rawConn(t, "file:"+filepath.Join(t.TempDir(), "ahead.db"))
+	directExec(t, c, "CREATE TABLE acct(id INTEGER PRIMARY KEY, bal INTEGER)")
+	directExec(t, c, "INSERT INTO acct WITH RECURSIVE k(value) AS (SELECT 1 UNION ALL SELECT value+1 FROM k WHERE value < 100) SELECT value, 100 FROM k")
+	directExec(t, c, "BEGIN")
+	sel := mustPrepareDirect(t, c, "SELECT id, bal FROM acct ORDER BY id")
+	upd := mustPrepareDirect(t, c, "UPDATE acct SET bal = bal + 10 WHERE id = ?")
+	for {
+		ok, err := sel.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		id, bal := sel.ColumnInt64(0), sel.ColumnInt64(1)
+		if want := map[bool]int64{true: 100, false: 110}[id == 1]; bal != want {
+			t.Fatalf("account %d read as %d, want %d", id, bal, want)
+		}
+		if err := upd.Exec(id + 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sel.Finalize()
+	upd.Finalize()
+	directExec(t, c, "COMMIT")
+}
+
+// Where nothing can write on the connection (a read-only transaction,
+// _query_only=1), rows are still stepped ahead, several per cgo call.
+func TestStepAheadWhereNothingCanWrite(t *testing.T) {
+	if !stepsAheadBuilt() {
+		t.Skip("this build steps one row per call (the amalgamation is not compiled into the bridge)")
+	}
+	path := filepath.Join(t.TempDir(), "ro.db")
+	db := openTestDB(t, "file:"+path)
+	testMustExec(t, db, "CREATE TABLE t(x INTEGER)")
+	testMustExec(t, db, "INSERT INTO t WITH RECURSIVE k(value) AS (SELECT 1 UNION ALL SELECT value+1 FROM k WHERE value < 500) SELECT value FROM k")
+	batched := func(db *sql.DB, readOnlyTx bool) (most int) {
+		t.Helper()
+		conn, err := db.Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		err = conn.Raw(func(dc any) error {
+			c := dc.(*SQLiteConn)
+			if readOnlyTx {
+				tx, err := c.BeginTx(context.Background(), driver.TxOptions{ReadOnly: true})
+				if err != nil {
+					return err
+				}
+				defer tx.Rollback()
+			}
+			rows, err := c.QueryContext(context.Background(), "SELECT x FROM t", nil)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			dest := make([]driver.Value, 1)
+			n := 0
+			for ; rows.Next(dest) == nil; n++ {
+				most = max(most, rows.(*SQLiteRows).s.run.nb)
+			}
+			if n != 500 {
+				t.Errorf("%d rows, want 500", n)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return most
+	}
+	if n := batched(db, false); n > 1 {
+		t.Errorf("a connection that can write stepped %d rows ahead", n)
+	}
+	if n := batched(db, true); n < 2 {
+		t.Errorf("a read-only transaction stepped no row ahead (batches of %d)", n)
+	}
+	ro := openTestDB(t, "file:"+path+"?_query_only=1")
+	if n := batched(ro, false); n < 2 {
+		t.Errorf("a _query_only connection stepped no row ahead (batches of %d)", n)
+	}
+	if _, err := ro.Exec("INSERT INTO t VALUES (0)"); err == nil || !strings.Contains(err.Error(), "readonly") {
+		t.Errorf("write on _query_only: %v", err)
+	}
+}
