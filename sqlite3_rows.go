@@ -97,6 +97,7 @@ func (r *SQLiteRows) step() error {
 	}
 	// A row stepped ahead (or the first, stepped by the query call) was
 	// computed before the context ended; it must not be handed out after.
+	r.w.renew(s.c)
 	if r.w.ended() {
 		r.done = true
 		r.err = s.c.contextError(r.w.ctx)
