@@ -389,7 +389,7 @@ func TestExclusionTorture(t *testing.T) {
 	deadline := time.Now().Add(time.Duration(secs * float64(time.Second)))
 	var txs sync.Map // transaction number -> whether its Commit succeeded
 	var txNum atomic.Int64
-	var failures sync.Map      // unexpected errors, by text
+	var failures sync.Map // unexpected errors, by text
 	fail := func(where string, err error) {
 		if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
 			errors.Is(err, sql.ErrTxDone) || errors.Is(err, errTxLost) {

@@ -83,3 +83,34 @@ func TestRawBytesStableWhileStatementRunsAgain(t *testing.T) {
 		})
 	}
 }
+
+// An empty TEXT scanned into sql.RawBytes is what database/sql's own
+// conversion of the empty string gives, as under Go 1.26 (where the driver's
+// Next value goes through it) and on mattn/go-sqlite3: nil in a fresh Rows,
+// so programs that test RawBytes against nil see the same thing; an empty
+// BLOB stays a non-nil empty slice, NULL nil.
+func TestRawBytesEmptyTextAsConvertAssign(t *testing.T) {
+	db := openTestDB(t, ":memory:")
+	testMustExec(t, db, "CREATE TABLE t(n INTEGER PRIMARY KEY, c TEXT, d)")
+	testMustExec(t, db, "INSERT INTO t VALUES (1, '', ''), (2, '', x''), (3, NULL, NULL)")
+	for _, tc := range []struct {
+		n      int
+		nc, nd bool // nil wanted for c, d
+	}{{1, true, true}, {2, true, false}, {3, true, true}} {
+		var c, d sql.RawBytes
+		rows, err := db.Query("SELECT c, d FROM t WHERE n = ?", tc.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rows.Next() {
+			t.Fatal(rows.Err())
+		}
+		if err := rows.Scan(&c, &d); err != nil {
+			t.Fatal(err)
+		}
+		if len(c) != 0 || (c == nil) != tc.nc || len(d) != 0 || (d == nil) != tc.nd {
+			t.Errorf("row %d: scanned %#v, %#v; want nil: %v, %v", tc.n, c, d, tc.nc, tc.nd)
+		}
+		rows.Close()
+	}
+}

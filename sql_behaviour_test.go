@@ -499,6 +499,11 @@ func TestValueTimeFromIntegers(t *testing.T) {
 		{999999999999, time.Unix(999999999999, 0)}, // not above 1e12: seconds
 		{1700000000123, time.UnixMilli(1700000000123)},
 		{-1700000000123, time.UnixMilli(-1700000000123)},
+		// Beyond what nanoseconds in an int64 hold, where mattn/go-sqlite3
+		// wraps around (README, Switching from mattn/go-sqlite3).
+		{9223372036855, time.Date(2262, 4, 11, 23, 47, 16, 855e6, time.UTC)},
+		{-9223372036855, time.Date(1677, 9, 21, 0, 12, 43, 145e6, time.UTC)},
+		{1 << 62, time.UnixMilli(1 << 62)},
 	}
 	for _, tc := range tests {
 		res, err := db.Exec("INSERT INTO tm(dt, d, ts, i) VALUES(?, ?, ?, ?)", tc.in, tc.in, tc.in, tc.in)

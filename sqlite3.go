@@ -253,6 +253,9 @@ type watch struct {
 	gen  uint64
 	stop func() bool
 	ctx  context.Context
+	// raised is the generation the AfterFunc raises the word to: gen, which
+	// renew moves to a newer one for rows that outlive later operations.
+	raised *atomic.Uint64
 }
 
 // watch arms cancellation for an operation run with ctx. A context without a
@@ -265,9 +268,24 @@ func (c *SQLiteConn) watch(ctx context.Context) (watch, error) {
 		return watch{}, err
 	}
 	c.gen++
-	gen, word := c.gen, c.word
-	stop := context.AfterFunc(ctx, func() { raise(word.p, gen) })
-	return watch{gen: gen, stop: stop, ctx: ctx}, nil
+	raised, word := new(atomic.Uint64), c.word
+	raised.Store(c.gen)
+	stop := context.AfterFunc(ctx, func() { raise(word.p, raised.Load()) })
+	return watch{gen: c.gen, stop: stop, ctx: ctx, raised: raised}, nil
+}
+
+// renew gives an operation that another took a generation after (open rows
+// stepped again after a later query or Exec) the connection's newest one.
+// The word only rises, so once that later operation is cancelled, raising
+// the old generation would never reach the rows' step; and a late AfterFunc
+// of any earlier operation cannot stop it either. Check ended() after it: an
+// AfterFunc that runs later raises the new generation.
+func (w *watch) renew(c *SQLiteConn) {
+	if w.gen != 0 && w.gen != c.gen {
+		c.gen++
+		w.gen = c.gen
+		w.raised.Store(w.gen)
+	}
 }
 
 // ended reports whether the context has ended. The AfterFunc that

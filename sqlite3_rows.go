@@ -93,17 +93,19 @@ func (r *SQLiteRows) step() error {
 		return io.EOF
 	}
 	s := r.s
+	k := &s.run
+	if !r.pending && k.bi+1 >= k.nb && (k.nb == 0 || k.brc == sqliteRow) {
+		// The next row needs a cgo call, with the connection and its
+		// newest generation.
+		defer s.c.core.unlock(s.c.core.lock())
+		r.w.renew(s.c)
+	}
 	// A row stepped ahead (or the first, stepped by the query call) was
 	// computed before the context ended; it must not be handed out after.
 	if r.w.ended() {
 		r.done = true
 		r.err = s.c.contextError(r.w.ctx)
 		return r.err
-	}
-	k := &s.run
-	if !r.pending && k.bi+1 >= k.nb && (k.nb == 0 || k.brc == sqliteRow) {
-		// The next row needs a cgo call.
-		defer s.c.core.unlock(s.c.core.lock())
 	}
 	if s.c.closed.Load() {
 		r.done = true

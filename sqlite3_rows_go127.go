@@ -97,6 +97,12 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 		if d == nil {
 			break // sql.ConvertAssign reports the nil destination
 		}
+		if col.typ == typeText && class == classNone && col.n == 0 {
+			// database/sql appends a string to the Rows' RawBytes buffer,
+			// which gives nil while that buffer is nil, as mattn/go-sqlite3
+			// and Go 1.26 show: its own rule, given the empty string.
+			return sql.ConvertAssign(scanCtx, dest, "")
+		}
 		if col.typ == typeBlob || col.typ == typeText && class == classNone {
 			b := col.bytes()
 			if b == nil {

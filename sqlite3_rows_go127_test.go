@@ -77,7 +77,8 @@ func equalScanned(a, b any) bool {
 		return ta.Equal(*tb) && ta.Location().String() == tb.Location().String()
 	}
 	if ra, ok := a.(*sql.RawBytes); ok {
-		return string(*ra) == string(*b.(*sql.RawBytes))
+		rb := b.(*sql.RawBytes)
+		return string(*ra) == string(*rb) && (*ra == nil) == (*rb == nil) // nil tells NULL apart
 	}
 	if na, ok := a.(*sql.NullTime); ok {
 		nb := b.(*sql.NullTime)
