@@ -34,8 +34,10 @@ func benchDirect(b *testing.B, db *sql.DB, f func(c *SQLiteConn) error) {
 
 func BenchmarkDirect(b *testing.B) {
 	b.Run("IntScan/api=sql", BenchmarkIntScan)
-	b.Run("IntScan/api=direct", func(b *testing.B) { benchDirectIntScan(b, false) })
-	b.Run("IntScan/api=direct-ctx", func(b *testing.B) { benchDirectIntScan(b, true) })
+	b.Run("IntScan/api=direct", func(b *testing.B) { benchDirectIntScan(b, false, false) })
+	b.Run("IntScan/api=direct-ctx", func(b *testing.B) { benchDirectIntScan(b, true, false) })
+	b.Run("IntScan/api=sql-ro", func(b *testing.B) { benchIntScan(b, true) })
+	b.Run("IntScan/api=direct-ro", func(b *testing.B) { benchDirectIntScan(b, false, true) })
 	b.Run("WideScan/api=sql", BenchmarkWideScan)
 	b.Run("WideScan/api=direct", benchDirectWideScan)
 	b.Run("PointLookup/api=sql", func(b *testing.B) { benchPointLookup(b, false, false) })
@@ -50,13 +52,16 @@ func BenchmarkDirect(b *testing.B) {
 
 // benchDirectIntScan scans the IntScan table; with ctx, under a context that
 // can be cancelled (SetInterrupt), to show what watching it costs.
-func benchDirectIntScan(b *testing.B, ctx bool) {
+func benchDirectIntScan(b *testing.B, ctx, readOnly bool) {
 	db := benchOpenMemory(b)
 	err := benchExec(db,
 		"CREATE TABLE ints (a INTEGER, b INTEGER, c REAL)",
 		fmt.Sprintf(`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < %d)
 			INSERT INTO ints SELECT x, x*3 - 1000, x*0.25 FROM r`, benchIntRows),
 	)
+	if err == nil && readOnly {
+		err = benchExec(db, "PRAGMA query_only = 1") // rows stepped ahead
+	}
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -211,3 +211,13 @@ func TestCollectedStmtAfterHandOver(t *testing.T) {
 		t.Fatalf("statements after the rows closed: %d, want %d", n, before)
 	}
 }
+
+// BenchmarkConnLock is what the connection's exclusion adds to each cgo
+// call (or short group of them) when no one else holds it: one lock and
+// unlock of connCore.mu and the check for collected statements.
+func BenchmarkConnLock(b *testing.B) {
+	k := rawConn(b, ":memory:").core
+	for b.Loop() {
+		k.unlock(k.lock())
+	}
+}
