@@ -40,6 +40,10 @@ func (c *SQLiteConn) loadExtension(lib, entry string) error {
 // loadExtensions loads SQLiteDriver.Extensions into a new connection, each
 // with its default entry point.
 func (c *SQLiteConn) loadExtensions(libs []string) error {
+	if len(libs) == 0 {
+		return nil
+	}
+	defer c.core.unlock(c.core.lock())
 	for _, lib := range libs {
 		if err := c.loadExtension(lib, ""); err != nil {
 			return err

@@ -133,8 +133,11 @@ func (c *SQLiteConn) configure(cfg *config) error {
 	return nil
 }
 
-// SQLiteConn is one connection to an SQLite database. database/sql serialises
-// its use; reach it with sql.Conn.Raw or SQLiteDriver.ConnectHook.
+// SQLiteConn is one connection to an SQLite database; reach it with
+// sql.Conn.Raw or SQLiteDriver.ConnectHook. Its methods may be called from
+// several goroutines (a connection captured in a ConnectHook, say): each C
+// call holds the connection's lock, and waits for another goroutine's to end
+// (lifetime.go).
 type SQLiteConn struct {
 	h       connHandle
 	loc     *time.Location
