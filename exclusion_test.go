@@ -69,7 +69,7 @@ func TestRerunWithOpenRowsWhileCollecting(t *testing.T) {
 	}
 	var b strings.Builder
 	b.WriteString("SELECT x FROM t WHERE x IN (0")
-	for i := 1; i < 3000; i++ {
+	for i := 1; i < 20000; i++ { // long to prepare again: a wide window for the cleanup
 		b.WriteString("," + strconv.Itoa(i))
 	}
 	b.WriteString(")")
@@ -78,14 +78,14 @@ func TestRerunWithOpenRowsWhileCollecting(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	for it := 0; it < 60; it++ {
+	for it := 0; it < 150; it++ {
 		rows1, err := st.QueryContext(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		rows1.Next()
 		conn.Raw(func(dc any) error {
-			for i := 0; i < 100; i++ {
+			for i := 0; i < 300; i++ {
 				if _, err := dc.(*SQLiteConn).Prepare("SELECT " + strconv.Itoa(i) + " FROM t"); err != nil {
 					t.Error(err)
 				}
@@ -94,7 +94,7 @@ func TestRerunWithOpenRowsWhileCollecting(t *testing.T) {
 		})
 		done := make(chan struct{})
 		go func() {
-			time.Sleep(time.Duration(it%8) * 100 * time.Microsecond)
+			time.Sleep(time.Duration(it%8) * 300 * time.Microsecond)
 			runtime.GC()
 			close(done)
 		}()
@@ -127,7 +127,7 @@ func TestDirectStmtBesideTimedOutTx(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	for it := 0; it < 60; it++ {
+	for it := 0; it < 200; it++ {
 		txctx, cancel := context.WithTimeout(ctx, time.Duration(200+it%7*100)*time.Microsecond)
 		tx, err := conn.BeginTx(txctx, nil)
 		if err != nil {
@@ -148,7 +148,7 @@ func TestDirectStmtBesideTimedOutTx(t *testing.T) {
 			}
 			return nil
 		})
-		for i := 0; i < 200; i++ {
+		for i := 0; i < 300; i++ {
 			if err := ins.Exec("row " + strconv.Itoa(i)); err != nil {
 				if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, errTxLost) && !errors.Is(err, sql.ErrTxDone) {
 					t.Fatalf("insert: %v", err)
@@ -254,6 +254,61 @@ func TestBackupOfCapturedConnInUse(t *testing.T) {
 	}
 	integrityOK(t, src)
 	integrityOK(t, dst)
+}
+
+// Two backups between the same two connections in opposite directions, at
+// once: each locks both connections, in one order (lockBoth), so neither
+// holds one and waits for the other.
+func TestBackupsBothWays(t *testing.T) {
+	name, conns := hookedDriver(t)
+	dir := t.TempDir()
+	var dbs []*sql.DB
+	for _, f := range []string{"a.db", "b.db"} {
+		db, err := sql.Open(name, filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		db.SetMaxOpenConns(1)
+		testMustExec(t, db, "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3)")
+		dbs = append(dbs, db)
+	}
+	kept := conns()
+	a, b := kept[0], kept[1]
+	done := make(chan error, 2)
+	for _, pair := range [][2]*SQLiteConn{{a, b}, {b, a}} {
+		go func() {
+			for range 300 {
+				bk, err := pair[0].Backup("main", pair[1], "main")
+				if err != nil {
+					done <- err
+					return
+				}
+				if _, err := bk.Step(-1); err != nil {
+					done <- err
+					return
+				}
+				if err := bk.Finish(); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 2 {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("two backups in opposite directions deadlocked")
+		}
+	}
+	for _, db := range dbs {
+		integrityOK(t, db)
+	}
 }
 
 // Row 4: a DirectStmt kept after Raw returned (misuse, but no crash) and

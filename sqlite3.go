@@ -91,7 +91,7 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 	}
 	setCancelWord(h, word.p)
 	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, deferFK: cfg.deferFK, strict: cfg.strict, word: word}
-	c.core = &connCore{h: h, word: word}
+	c.core = &connCore{h: h, word: word, id: coreIDs.Add(1)}
 	c.cleanup = runtime.AddCleanup(c, collectConn, c.core) // lifetime.go
 	c.cache.max = cfg.stmtCacheSize
 	if cfg.busyTimeout > 0 {
