@@ -74,7 +74,9 @@ func (ds *DirectStmt) ExecColumns(cols ...any) (int, error) {
 		if err != nil {
 			return done, err
 		}
-		if err := ds.execRows(m, &done); err != nil {
+		ran, err := ds.execRows(m)
+		done += ran
+		if err != nil {
 			return done, err
 		}
 	}
@@ -83,14 +85,14 @@ func (ds *DirectStmt) ExecColumns(cols ...any) (int, error) {
 
 // execRows runs the m rows that fillRows laid out, under the connection's
 // lock (one lock per cgo call: statements collected meanwhile are finalized
-// between them), and adds the rows run to *done.
-func (ds *DirectStmt) execRows(m int, done *int) error {
+// between them), and returns how many ran.
+func (ds *DirectStmt) execRows(m int) (int, error) {
 	k := ds.c.core
 	held := k.lock()
 	defer k.unlock(held)
 	if err := ds.usable(); err != nil {
 		freeOwned(directRows(ds.d)[:m*len(ds.args)])
-		return err
+		return 0, err
 	}
 	var w watch
 	if ds.iw != nil {
@@ -99,13 +101,12 @@ func (ds *DirectStmt) execRows(m int, done *int) error {
 	ds.state = directRunning
 	rc, ran := cDirectExecRows(ds.d, m, w.gen)
 	ds.state = directReady
-	*done += ran
 	ds.changes += stmtChanges(ds.s.h)
 	ds.lastID = stmtLastInsertID(ds.s.h)
 	if rc != sqliteOK {
-		return ds.c.errorFor(rc, &w, 0)
+		return ran, ds.c.errorFor(rc, &w, 0)
 	}
-	return nil
+	return ran, nil
 }
 
 // columnLen returns the length of a column ExecColumns accepts.

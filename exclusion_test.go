@@ -24,6 +24,17 @@ import (
 // the connection's exclusion, with a crash, a hang, corruption or spurious
 // errors (issue 22, rows 1-4, and the torture test).
 
+// settle lets the cleanups of what a test dropped run now, so that they do
+// not run (and allocate) inside a later test's allocation count.
+func settle(t *testing.T) {
+	t.Cleanup(func() {
+		for range 3 {
+			runtime.GC()
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
+
 // hookedDriver registers a driver whose ConnectHook keeps every connection
 // it opens, as mattn's live-backup example does, under a name of its own.
 func hookedDriver(t *testing.T) (name string, conns func() []*SQLiteConn) {
@@ -57,6 +68,7 @@ func integrityOK(t *testing.T, q interface {
 // open re-prepares its SQL (handOver), while statements dropped meanwhile
 // are collected on the runtime's cleanup goroutine.
 func TestRerunWithOpenRowsWhileCollecting(t *testing.T) {
+	settle(t)
 	ctx := context.Background()
 	db := openTestDB(t, "file:"+filepath.Join(t.TempDir(), "handover.db"))
 	conn, err := db.Conn(ctx)
@@ -119,6 +131,7 @@ func TestRerunWithOpenRowsWhileCollecting(t *testing.T) {
 // Row 2: DirectStmts used on a sql.Conn while a Tx begun on it times out:
 // database/sql rolls the Tx back from a goroutine of its own, beside Step.
 func TestDirectStmtBesideTimedOutTx(t *testing.T) {
+	settle(t)
 	ctx := context.Background()
 	db := openTestDB(t, "file:"+filepath.Join(t.TempDir(), "directtx.db")+"?_journal_mode=WAL")
 	testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
@@ -184,6 +197,7 @@ func TestDirectStmtBesideTimedOutTx(t *testing.T) {
 // Row 3: mattn's online backup from connections captured in a ConnectHook,
 // while the pool goes on using the source.
 func TestBackupOfCapturedConnInUse(t *testing.T) {
+	settle(t)
 	name, conns := hookedDriver(t)
 	dir := t.TempDir()
 	src, err := sql.Open(name, filepath.Join(dir, "src.db"))
@@ -266,6 +280,7 @@ func TestBackupOfCapturedConnInUse(t *testing.T) {
 // once: each locks both connections, in one order (lockBoth), so neither
 // holds one and waits for the other.
 func TestBackupsBothWays(t *testing.T) {
+	settle(t)
 	name, conns := hookedDriver(t)
 	dir := t.TempDir()
 	var dbs []*sql.DB
@@ -320,6 +335,7 @@ func TestBackupsBothWays(t *testing.T) {
 // Row 4: a DirectStmt kept after Raw returned (misuse, but no crash) and
 // stepped while the pool uses its connection: each waits its turn.
 func TestDirectStmtKeptPastRaw(t *testing.T) {
+	settle(t)
 	ctx := context.Background()
 	db := openTestDB(t, "file:"+filepath.Join(t.TempDir(), "directpool.db"))
 	db.SetMaxOpenConns(1)
@@ -402,6 +418,7 @@ func TestDirectStmtKeptPastRaw(t *testing.T) {
 // databases pass integrity_check. EXCLUSION_TORTURE_SECONDS sets its length
 // (CI's reliability step runs it longer).
 func TestExclusionTorture(t *testing.T) {
+	settle(t)
 	secs := 2.0
 	if s := os.Getenv("EXCLUSION_TORTURE_SECONDS"); s != "" {
 		secs, _ = strconv.ParseFloat(s, 64)
