@@ -36,12 +36,11 @@ import (
 // transaction begun with BeginTx belongs to that transaction, as a
 // statement of tx.Prepare does: once database/sql has ended it (its context
 // ended, Commit, Rollback), running it is sql.ErrTxDone, so that its writes
-// never land outside the transaction. One
-// collected without Finalize is finalized for you (never a crash), and one
-// left on a row keeps the connection's read lock until then. Until it is
-// finalized the connection counts it as in use, so statements dropped
-// without Close on that connection meanwhile are finalized at its next Step
-// or Exec, or at its Finalize.
+// never land outside the transaction. One collected without Finalize is
+// finalized for you (never a crash), and one left on a row keeps the
+// connection's read lock until then. Between its calls the connection is
+// free: statements dropped without Close meanwhile are finalized by their
+// cleanups at once.
 //
 // Its runs observe a context once SetInterrupt gave it one: a long step
 // stops when the context ends, and Step hands out no further row; the error is
