@@ -29,6 +29,9 @@ import (
 //
 // and the Go state of the connection that those calls use is guarded by it
 // too. An operation that finds the connection held waits its turn.
+// TestEveryCCallHoldsTheLock (lockcheck_test.go) checks the rule on the
+// source: a function that calls a cgo wrapper of the bridge*.go files takes
+// the lock, or is called only from functions that do.
 //
 // Re-entrance: a Go callback of the connection's own step (a function, an
 // aggregate, a virtual table, an authorizer) may run SQL on the connection.
