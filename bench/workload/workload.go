@@ -48,6 +48,12 @@ type Driver struct {
 	// on a connection of its own with the workload's fixture (DirectFixture),
 	// the others skipped.
 	Own *Own
+	// WALDSN, when set, returns the DSN of the file at path in the driver's
+	// own syntax with WAL journaling, a busy timeout of BusyTimeout and
+	// BEGIN IMMEDIATE transactions (database/sql's Begin), everything else
+	// at the driver's defaults: the database of the concurrent workloads
+	// (-concurrent).
+	WALDSN func(path string) string
 }
 
 // Workload is one benchmark. Names are stable: they are the benchmark names
@@ -257,7 +263,19 @@ func Main(d Driver) {
 	only := flag.String("only", "", "run only the workloads whose name matches this regular expression")
 	namesFlag := flag.String("names", "", "comma-separated workload names to run (overrides -only)")
 	list := flag.Bool("list", false, "list the workload names and exit")
+	concurrent := flag.Bool("concurrent", false, "run the concurrent workloads (writers, WAL growth) instead of the benchmarks")
+	refs := flag.Bool("refs", false, "with -concurrent: also run the reference rows (serial writer, single-writer pool, WAL with one reader)")
+	txScale := flag.Float64("txscale", 1, "with -concurrent: multiply the transactions per writer (a smoke run uses a fraction)")
+	walFor := flag.Duration("walfor", 10*time.Second, "with -concurrent: how long WALGrowth writes and reads")
+	walRate := flag.Float64("walrate", 2000, "with -concurrent: WALGrowth's rows per second (0: as fast as the writer can)")
+	synchronous := flag.String("synchronous", "", "with -concurrent: PRAGMA synchronous on every connection (default: the driver's)")
 	flag.Parse()
+	if *concurrent {
+		concurrentMain(d, *only, *list, *refs, ConcurrentOptions{
+			TxScale: *txScale, WALFor: *walFor, WALRate: *walRate, Synchronous: *synchronous,
+		})
+		return
+	}
 	if *list {
 		fmt.Println(strings.Join(Names(nil), "\n"))
 		return
@@ -299,6 +317,57 @@ func Main(d Driver) {
 		fatalf("%v", err)
 	}
 	if failed {
+		os.Exit(1)
+	}
+}
+
+// concurrentMain is Main for -concurrent: it prints the effective settings
+// as a comment line, then one benchmark line per case, and exits non-zero if
+// a case failed.
+func concurrentMain(d Driver, only string, list, refs bool, o ConcurrentOptions) {
+	var re *regexp.Regexp
+	if only != "" {
+		var err error
+		if re, err = regexp.Compile(only); err != nil {
+			fatalf("-only: %v", err)
+		}
+	}
+	names := ConcurrentNames(re, refs)
+	if list {
+		fmt.Println(strings.Join(names, "\n"))
+		return
+	}
+	if len(names) == 0 {
+		fatalf("-only %q matches no concurrent workload", only)
+	}
+	if d.WALDSN == nil {
+		fatalf("%s: no WALDSN, so no concurrent workloads", d.Label)
+	}
+	dir, err := os.MkdirTemp("", "sqlite-bench-conc-*")
+	if err != nil {
+		fatalf("%v", err)
+	}
+	defer os.RemoveAll(dir)
+	fmt.Printf("goos: %s\ngoarch: %s\npkg: github.com/fastsqlite/sqlite3/bench\n", runtime.GOOS, runtime.GOARCH)
+	if cpu := cpuName(); cpu != "" {
+		fmt.Printf("cpu: %s\n", cpu)
+	}
+	fmt.Printf("driver: %s\n", d.Label)
+	cfg, err := ConcurrentConfig(d, dir, o)
+	if err != nil {
+		fatalf("%s: %v", d.Label, err)
+	}
+	fmt.Printf("# DSN %s\n# settings %s\n", d.WALDSN("PATH"), cfg)
+	failed := false
+	err = RunConcurrent(d, dir, names, o, func(line string, f bool) {
+		failed = failed || f
+		fmt.Println(line)
+	})
+	if err != nil {
+		fatalf("%v", err)
+	}
+	if failed {
+		os.RemoveAll(dir)
 		os.Exit(1)
 	}
 }

@@ -9,5 +9,11 @@ import (
 
 func main() {
 	// CustomFunctions uses SQLiteConn.RegisterFunc, found by the workload.
-	workload.Main(workload.Driver{Label: "mattn", SQLName: "sqlite3"})
+	workload.Main(workload.Driver{
+		Label:   "mattn",
+		SQLName: "sqlite3",
+		WALDSN: func(path string) string {
+			return "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate"
+		},
+	})
 }

@@ -9,5 +9,12 @@ import (
 )
 
 func main() {
-	workload.Main(workload.Driver{Label: "ours", SQLName: "sqlite3"})
+	workload.Main(workload.Driver{
+		Label:   "ours",
+		SQLName: "sqlite3",
+		// mattn's DSN parameters, which this driver keeps.
+		WALDSN: func(path string) string {
+			return "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate"
+		},
+	})
 }

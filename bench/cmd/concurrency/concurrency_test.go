@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/fastsqlite/sqlite3/bench/workload"
+)
+
+func TestParseBenchLine(t *testing.T) {
+	name, m, ok := parseBenchLine("BenchmarkWriters/mode=shared/inserts=1/writers=8/readers=0-2\t 2000\t50000 ns/op\t20000 tx/s\t0.0113 p50-ms\t3 errors")
+	if !ok || name != "Writers/mode=shared/inserts=1/writers=8/readers=0" || m["tx/s"] != 20000 || m["p50-ms"] != 0.0113 || m["errors"] != 3 {
+		t.Fatalf("got %q %v %v", name, m, ok)
+	}
+	for _, bad := range []string{"", "# DSN file:PATH", "BenchmarkX-2 abc 1 ns/op"} {
+		if _, _, ok := parseBenchLine(bad); ok {
+			t.Errorf("parsed %q", bad)
+		}
+	}
+}
+
+// Every Writers case is in a group, and every group has its shared case.
+func TestWriterGroups(t *testing.T) {
+	gs := writerGroups()
+	if len(gs) != 16 {
+		t.Fatalf("%d groups, want 16 (2 sizes × 4 writer counts × with and without readers)", len(gs))
+	}
+	names := map[string]bool{}
+	for _, c := range workload.ConcurrentCases {
+		names[c.Name] = true
+	}
+	for _, g := range gs {
+		if !names[g.name(workload.ModeShared)] {
+			t.Errorf("%s: no case %s", g.title, g.name(workload.ModeShared))
+		}
+	}
+}
+
+func TestTables(t *testing.T) {
+	r := newResults([]string{"ours", "mattn"})
+	for _, l := range []string{
+		"# DSN file:PATH?_journal_mode=WAL",
+		"# settings journal_mode=wal synchronous=1",
+		"BenchmarkWriters/mode=shared/inserts=50/writers=8/readers=0-2 800 1000 ns/op 4000 tx/s 0.1 p50-ms 9 p99-ms 30 max-ms 0 errors 0 busy-errors",
+		"BenchmarkWriters/mode=shared/inserts=50/writers=8/readers=0-2 800 1000 ns/op 6000 tx/s 0.1 p50-ms 11 p99-ms 50 max-ms 2 errors 1 busy-errors",
+		"BenchmarkWriters/mode=serial/inserts=50/writers=8/readers=0-2 800 1000 ns/op 9000 tx/s 0.1 p50-ms 1 p99-ms 2 max-ms 0 errors 0 busy-errors",
+		"BenchmarkWALGrowth/readers=4-2 100 1000 ns/op 44 wal-max-MB 44 wal-end-MB 2000 rows/s 1 p99-ms 9 max-ms 0 errors 0 busy-errors",
+		"# FAIL BenchmarkWALGrowth/readers=1: boom",
+	} {
+		r.addLine("ours", l)
+	}
+	var b bytes.Buffer
+	r.writeTables(&b)
+	out := b.String()
+	for _, want := range []string{
+		"| ours | `file:PATH?_journal_mode=WAL` | journal_mode=wal synchronous=1 |",
+		"| 8 writers × 50-insert transactions | 5.00k (40.0) | | 9.00k (2.00) |",
+		"| ours | 5.00k (4.00k–6.00k) | 0.100 | 10.0 (9.00–11.0) | 40.0 (30.0–50.0) | 2 (1 busy) |",
+		"| ours: one serial writer | 9.00k | 0.100 | 1.00 | 2.00 | 0 |",
+		"| mattn | — | — | — | — | — |",
+		"| ours | 4 | 44.0 | 44.0 | 2.00k |",
+		"- ours: BenchmarkWALGrowth/readers=1: boom",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tables lack %q:\n%s", want, out)
+		}
+	}
+}
