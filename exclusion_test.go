@@ -434,6 +434,7 @@ func TestExclusionTorture(t *testing.T) {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(3)
+	db.SetMaxIdleConns(3) // the pool keeps the connection the backup captured (the default keeps 2 idle)
 	testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, g INTEGER, v TEXT)")
 	testMustExec(t, db, "INSERT INTO t(g, v) WITH RECURSIVE k(value) AS (SELECT 1 UNION ALL SELECT value+1 FROM k WHERE value < 200) SELECT value % 10, 'seed' FROM k")
 	bdb, err := sql.Open(name, filepath.Join(dir, "backup.db"))
