@@ -10,19 +10,6 @@ import (
 	"testing"
 )
 
-func TestParseBenchLine(t *testing.T) {
-	name, m, ok := parseBenchLine("BenchmarkWideScan/String-2\t  12\t1234567 ns/op\t61.7 ns/row\t720 B/op\t7 allocs/op")
-	if !ok || name != "WideScan/String" || m["ns/op"] != 1234567 || m["ns/row"] != 61.7 ||
-		m["B/op"] != 720 || m["allocs/op"] != 7 {
-		t.Fatalf("got %q %v %v", name, m, ok)
-	}
-	for _, bad := range []string{"", "goos: linux", "BenchmarkX-2 abc 1 ns/op", "BenchmarkX-2 1 1"} {
-		if _, _, ok := parseBenchLine(bad); ok {
-			t.Errorf("parsed %q", bad)
-		}
-	}
-}
-
 func sampleResults() *results {
 	r := newResults(allDrivers, []string{"Exec", "IntScan", "QueryParallel"})
 	lines := map[string][]string{

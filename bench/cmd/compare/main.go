@@ -16,15 +16,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +29,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/fastsqlite/sqlite3/bench/internal/runbench"
 
 	"github.com/fastsqlite/sqlite3/bench/workload"
 )
@@ -106,7 +105,7 @@ func main() {
 		return
 	}
 
-	root, err := moduleRoot()
+	root, err := runbench.ModuleRoot()
 	if err != nil {
 		fatal(err)
 	}
@@ -142,7 +141,7 @@ func main() {
 		// benchstat puts files with equal configurations side by side
 		// (benchstat results/ours.txt results/mattn.txt).
 		fmt.Fprintf(f, "goos: %s\ngoarch: %s\npkg: github.com/fastsqlite/sqlite3/bench\ncpu: %s\n",
-			runtime.GOOS, runtime.GOARCH, cpuName())
+			runtime.GOOS, runtime.GOARCH, runbench.CPUName())
 		raw[d] = f
 	}
 	args := []string{"-benchtime", *benchtime, "-names", strings.Join(names, ",")}
@@ -155,8 +154,8 @@ func main() {
 				a = append(a[:len(a):len(a)], "-procs", procs)
 			}
 			t0 := time.Now()
-			lines, err := runOne(bins[d], a, *timeout)
-			log("round %d/%d: %-8s %6s%s", r+1, *rounds, d, time.Since(t0).Round(100*time.Millisecond), errSuffix(err))
+			lines, err := runbench.RunOne(bins[d], a, *timeout)
+			log("round %d/%d: %-8s %6s%s", r+1, *rounds, d, time.Since(t0).Round(100*time.Millisecond), runbench.ErrSuffix(err))
 			for _, l := range dropConfig(lines) {
 				fmt.Fprintln(raw[d], l)
 				res.addLine(d, l)
@@ -168,7 +167,7 @@ func main() {
 	}
 
 	setting := fmt.Sprintf("%d rounds, -benchtime %s, GOMAXPROCS %s, %s/%s, %s",
-		*rounds, *benchtime, procs, runtime.GOOS, runtime.GOARCH, cpuName())
+		*rounds, *benchtime, procs, runtime.GOOS, runtime.GOARCH, runbench.CPUName())
 	if err := writeReport(res, outDir, *metric, setting); err != nil {
 		fatal(err)
 	}
@@ -225,13 +224,6 @@ func fatal(err error) {
 	os.Exit(1)
 }
 
-func errSuffix(err error) string {
-	if err == nil {
-		return ""
-	}
-	return "  (" + err.Error() + ")"
-}
-
 func parseDrivers(s string) ([]string, error) {
 	var ds []string
 	for d := range strings.SplitSeq(s, ",") {
@@ -248,29 +240,6 @@ func parseDrivers(s string) ([]string, error) {
 	return ds, nil
 }
 
-// moduleRoot is the directory of the bench module, wherever compare runs.
-func moduleRoot() (string, error) {
-	gomod, err := goOutput("", "env", "GOMOD")
-	if err != nil {
-		return "", err
-	}
-	if filepath.Base(gomod) != "go.mod" {
-		return "", errors.New("run compare inside the bench module (cd bench)")
-	}
-	return filepath.Dir(gomod), nil
-}
-
-func goOutput(dir string, args ...string) (string, error) {
-	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
 // build builds the programs of drivers into binDir and returns their paths.
 func build(root, binDir string, drivers []string, log func(string, ...any)) (map[string]string, error) {
 	bins := map[string]string{}
@@ -284,14 +253,14 @@ func build(root, binDir string, drivers []string, log func(string, ...any)) (map
 	if len(pkgs) > 0 {
 		log("building %s (cgo drivers compile SQLite: about a minute each on two cores, cached after)",
 			strings.Join(pkgs, " "))
-		if err := goBuild(root, binDir+string(os.PathSeparator), pkgs...); err != nil {
+		if err := runbench.GoBuild(root, binDir+string(os.PathSeparator), pkgs...); err != nil {
 			return nil, err
 		}
 	}
 	for _, d := range drivers {
 		if mod := nestedModules[d]; mod != "" {
 			log("building ./cmd/%s in the module %s", d, mod)
-			if err := goBuild(filepath.Join(root, mod), bins[d], "./cmd/"+d); err != nil {
+			if err := runbench.GoBuild(filepath.Join(root, mod), bins[d], "./cmd/"+d); err != nil {
 				return nil, err
 			}
 		}
@@ -311,32 +280,20 @@ func build(root, binDir string, drivers []string, log func(string, ...any)) (map
 	return bins, nil
 }
 
-// goBuild runs go build -o out pkgs... in dir.
-func goBuild(dir, out string, pkgs ...string) error {
-	cmd := exec.Command("go", append([]string{"build", "-o", out}, pkgs...)...)
-	cmd.Dir = dir
-	cmd.Stdout = os.Stderr
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go build in %s: %w", dir, err)
-	}
-	return nil
-}
-
 // sqliteFlags are the flags the C program and package cfloor compile the
 // vendored amalgamation with, exactly those cgo uses for the driver:
 // CGO_CFLAGS (-O2 -g by default) and the #cgo CFLAGS of compile_options.go;
 // dir is the driver's directory, which holds the amalgamation.
 func sqliteFlags(root string) (cflags []string, dir string, err error) {
 	const pkg = "github.com/fastsqlite/sqlite3"
-	if dir, err = goOutput(root, "list", "-f", "{{.Dir}}", pkg); err != nil {
+	if dir, err = runbench.GoOutput(root, "list", "-f", "{{.Dir}}", pkg); err != nil {
 		return nil, "", err
 	}
-	cgoFlags, err := goOutput(root, "list", "-f", `{{join .CgoCFLAGS " "}}`, pkg)
+	cgoFlags, err := runbench.GoOutput(root, "list", "-f", `{{join .CgoCFLAGS " "}}`, pkg)
 	if err != nil {
 		return nil, "", err
 	}
-	envFlags, err := goOutput(root, "env", "CGO_CFLAGS")
+	envFlags, err := runbench.GoOutput(root, "env", "CGO_CFLAGS")
 	if err != nil {
 		return nil, "", err
 	}
@@ -378,11 +335,11 @@ func buildC(root, exe string, log func(string, ...any)) error {
 	if err != nil {
 		return err
 	}
-	ldFlags, err := goOutput(root, "list", "-f", `{{join .CgoLDFLAGS " "}}`, "github.com/fastsqlite/sqlite3")
+	ldFlags, err := runbench.GoOutput(root, "list", "-f", `{{join .CgoLDFLAGS " "}}`, "github.com/fastsqlite/sqlite3")
 	if err != nil {
 		return err
 	}
-	cc, err := goOutput(root, "env", "CC")
+	cc, err := runbench.GoOutput(root, "env", "CC")
 	if err != nil {
 		return err
 	}
@@ -440,45 +397,6 @@ func run(cc []string, args []string, more ...string) error {
 	return nil
 }
 
-// runOne runs one driver's program and returns its output lines. The lines
-// printed before a failure are kept.
-func runOne(bin string, args []string, timeout time.Duration) ([]string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	var lines []string
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	io.Copy(io.Discard, stdout)
-	err = cmd.Wait()
-	if ctx.Err() != nil {
-		err = fmt.Errorf("timed out after %s", timeout)
-	}
-	if err != nil && stderr.Len() > 0 {
-		err = fmt.Errorf("%w: %s", err, lastLines(stderr.String(), 5))
-	}
-	return lines, err
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
-}
-
 // dropConfig removes the "key: value" header lines that every run prints.
 func dropConfig(lines []string) []string {
 	var out []string
@@ -488,17 +406,4 @@ func dropConfig(lines []string) []string {
 		}
 	}
 	return out
-}
-
-func cpuName() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return runtime.GOARCH
 }

@@ -5,8 +5,9 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/fastsqlite/sqlite3/bench/internal/runbench"
 )
 
 // results collects every sample of every driver, workload and unit.
@@ -40,7 +41,7 @@ func (r *results) addLine(driver, line string) {
 			return
 		}
 	}
-	name, metrics, ok := parseBenchLine(line)
+	name, metrics, ok := runbench.ParseBenchLine(line)
 	if !ok {
 		return
 	}
@@ -52,33 +53,6 @@ func (r *results) addLine(driver, line string) {
 
 func (r *results) addFailure(driver string, err error) {
 	r.errs = append(r.errs, fmt.Sprintf("%s: %v", driver, err))
-}
-
-// parseBenchLine parses "BenchmarkName-2  N  v unit  v unit ..." into the
-// name without "Benchmark" and the -GOMAXPROCS suffix, and its metrics.
-func parseBenchLine(line string) (string, map[string]float64, bool) {
-	f := strings.Fields(line)
-	if len(f) < 4 || len(f)%2 != 0 || !strings.HasPrefix(f[0], "Benchmark") {
-		return "", nil, false
-	}
-	name := strings.TrimPrefix(f[0], "Benchmark")
-	if i := strings.LastIndexByte(name, '-'); i > 0 {
-		if _, err := strconv.Atoi(name[i+1:]); err == nil {
-			name = name[:i]
-		}
-	}
-	if _, err := strconv.Atoi(f[1]); err != nil {
-		return "", nil, false
-	}
-	m := map[string]float64{}
-	for i := 2; i+1 < len(f); i += 2 {
-		v, err := strconv.ParseFloat(f[i], 64)
-		if err != nil {
-			return "", nil, false
-		}
-		m[f[i+1]] = v
-	}
-	return name, m, true
 }
 
 // median returns the median of the samples and their largest distance from

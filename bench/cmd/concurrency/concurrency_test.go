@@ -8,18 +8,6 @@ import (
 	"github.com/fastsqlite/sqlite3/bench/workload"
 )
 
-func TestParseBenchLine(t *testing.T) {
-	name, m, ok := parseBenchLine("BenchmarkWriters/mode=shared/inserts=1/writers=8/readers=0-2\t 2000\t50000 ns/op\t20000 tx/s\t0.0113 p50-ms\t3 errors")
-	if !ok || name != "Writers/mode=shared/inserts=1/writers=8/readers=0" || m["tx/s"] != 20000 || m["p50-ms"] != 0.0113 || m["errors"] != 3 {
-		t.Fatalf("got %q %v %v", name, m, ok)
-	}
-	for _, bad := range []string{"", "# DSN file:PATH", "BenchmarkX-2 abc 1 ns/op"} {
-		if _, _, ok := parseBenchLine(bad); ok {
-			t.Errorf("parsed %q", bad)
-		}
-	}
-}
-
 // Every Writers case is in a group, and every group has its shared case.
 func TestWriterGroups(t *testing.T) {
 	gs := writerGroups()

@@ -14,20 +14,18 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fastsqlite/sqlite3/bench/internal/runbench"
 )
 
 // allDrivers are the database/sql drivers whose programs have a WALDSN.
@@ -70,7 +68,7 @@ func main() {
 		return
 	}
 
-	root, err := moduleRoot()
+	root, err := runbench.ModuleRoot()
 	if err != nil {
 		fatal(err)
 	}
@@ -92,7 +90,7 @@ func main() {
 		pkgs = append(pkgs, "./cmd/"+d)
 	}
 	log("building %s (cgo drivers compile SQLite: about a minute each on two cores, cached after)", strings.Join(pkgs, " "))
-	if err := goBuild(root, binDir+string(os.PathSeparator), pkgs...); err != nil {
+	if err := runbench.GoBuild(root, binDir+string(os.PathSeparator), pkgs...); err != nil {
 		fatal(err)
 	}
 	log("built in %s", time.Since(start).Round(time.Second))
@@ -106,7 +104,7 @@ func main() {
 		}
 		defer f.Close()
 		fmt.Fprintf(f, "goos: %s\ngoarch: %s\npkg: github.com/fastsqlite/sqlite3/bench\ncpu: %s\n",
-			runtime.GOOS, runtime.GOARCH, cpuName())
+			runtime.GOOS, runtime.GOARCH, runbench.CPUName())
 		raw[d] = f
 	}
 	args := []string{"-concurrent", "-txscale", fmt.Sprint(*txScale), "-walfor", walFor.String(),
@@ -125,8 +123,8 @@ func main() {
 				a = append(a[:len(a):len(a)], "-refs")
 			}
 			t0 := time.Now()
-			lines, err := runOne(filepath.Join(binDir, d), a, *timeout)
-			log("round %d/%d: %-8s %6s%s", r+1, *rounds, d, time.Since(t0).Round(100*time.Millisecond), errSuffix(err))
+			lines, err := runbench.RunOne(filepath.Join(binDir, d), a, *timeout)
+			log("round %d/%d: %-8s %6s%s", r+1, *rounds, d, time.Since(t0).Round(100*time.Millisecond), runbench.ErrSuffix(err))
 			for _, l := range lines {
 				if strings.HasPrefix(l, "Benchmark") || strings.HasPrefix(l, "#") {
 					fmt.Fprintln(raw[d], l)
@@ -140,7 +138,7 @@ func main() {
 	}
 	setting := fmt.Sprintf("%d rounds, -txscale %g, -walfor %s, -walrate %g, synchronous %s, GOMAXPROCS %d, %s/%s, %s",
 		*rounds, *txScale, *walFor, *walRate, cmp(*synchronous, "as each driver's default"),
-		runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, cpuName())
+		runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runbench.CPUName())
 	if err := writeReport(res, outDir, setting); err != nil {
 		fatal(err)
 	}
@@ -209,79 +207,4 @@ func parseDrivers(s string) ([]string, error) {
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "concurrency:", err)
 	os.Exit(1)
-}
-
-func errSuffix(err error) string {
-	if err == nil {
-		return ""
-	}
-	return "  (" + err.Error() + ")"
-}
-
-// moduleRoot is the directory of the bench module, wherever this runs.
-func moduleRoot() (string, error) {
-	cmd := exec.Command("go", "env", "GOMOD")
-	cmd.Stderr = os.Stderr
-	b, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(b))
-	if filepath.Base(gomod) != "go.mod" {
-		return "", errors.New("run inside the bench module (cd bench)")
-	}
-	return filepath.Dir(gomod), nil
-}
-
-// goBuild runs go build -o out pkgs... in dir.
-func goBuild(dir, out string, pkgs ...string) error {
-	cmd := exec.Command("go", append([]string{"build", "-o", out}, pkgs...)...)
-	cmd.Dir = dir
-	cmd.Stdout = os.Stderr
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go build in %s: %w", dir, err)
-	}
-	return nil
-}
-
-// runOne runs one driver's program and returns its output lines, those
-// printed before a failure included. Its stderr (the first error of a case
-// that had errors) goes to ours.
-func runOne(bin string, args []string, timeout time.Duration) ([]string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	var lines []string
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	io.Copy(io.Discard, stdout)
-	err = cmd.Wait()
-	if ctx.Err() != nil {
-		err = fmt.Errorf("timed out after %s", timeout)
-	}
-	return lines, err
-}
-
-func cpuName() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return runtime.GOARCH
 }

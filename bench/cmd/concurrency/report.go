@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fastsqlite/sqlite3/bench/internal/runbench"
+
 	"github.com/fastsqlite/sqlite3/bench/workload"
 )
 
@@ -46,7 +48,7 @@ func (r *results) addLine(driver, line string) {
 		r.fails = append(r.fails, driver+": "+strings.TrimPrefix(line, "# FAIL "))
 		return
 	}
-	name, m, ok := parseBenchLine(line)
+	name, m, ok := runbench.ParseBenchLine(line)
 	if !ok {
 		return
 	}
@@ -54,33 +56,6 @@ func (r *results) addLine(driver, line string) {
 		k := sampleKey{driver, name, unit}
 		r.samples[k] = append(r.samples[k], v)
 	}
-}
-
-// parseBenchLine parses "BenchmarkName-2  N  v unit  v unit ..." into the
-// name without "Benchmark" and the -GOMAXPROCS suffix, and its metrics.
-func parseBenchLine(line string) (string, map[string]float64, bool) {
-	f := strings.Fields(line)
-	if len(f) < 4 || len(f)%2 != 0 || !strings.HasPrefix(f[0], "Benchmark") {
-		return "", nil, false
-	}
-	name := strings.TrimPrefix(f[0], "Benchmark")
-	if i := strings.LastIndexByte(name, '-'); i > 0 {
-		if _, err := strconv.Atoi(name[i+1:]); err == nil {
-			name = name[:i]
-		}
-	}
-	if _, err := strconv.Atoi(f[1]); err != nil {
-		return "", nil, false
-	}
-	m := map[string]float64{}
-	for i := 2; i+1 < len(f); i += 2 {
-		v, err := strconv.ParseFloat(f[i], 64)
-		if err != nil {
-			return "", nil, false
-		}
-		m[f[i+1]] = v
-	}
-	return name, m, true
 }
 
 // stats are the median, minimum, maximum and sum of a unit's samples.
