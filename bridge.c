@@ -245,10 +245,15 @@ int bridge_open(const char *filename, int flags, const char *vfs, int busy_ms, b
   int rc;
   *out = 0;
   if (!c) return SQLITE_NOMEM;
+  /* The default VFS is reached through bridge_share.c's, which lets the
+  ** process's connections to one file wait for each other's locks. A VFS
+  ** the DSN or URI names is used as it is. */
+  if (!vfs) vfs = bridge_share_vfs();
   rc = sqlite3_open_v2(filename, &c->db, flags, vfs);
   if (rc == SQLITE_OK) {
     sqlite3_extended_result_codes(c->db, 1);
     rc = sqlite3_busy_timeout(c->db, busy_ms);
+    bridge_share_link(c);
   }
   if (c->db == 0) {
     free(c);
@@ -275,6 +280,7 @@ int bridge_close(bridge_conn *c) {
   sqlite3_progress_handler(c->db, 0, 0, 0);
   c->watching = 0;
   if (c->busy) c->busy->conn = 0;
+  bridge_share_unlink(c);
   while (c->stmts) {
     bridge_stmt *s = c->stmts;
     c->stmts = s->next;
@@ -625,6 +631,7 @@ static int bridge_run_stmt(bridge_conn *c, sqlite3_stmt *st) {
   rc = sqlite3_step(st);
   c->running = outer;
   bridge_depth(c, -1);
+  if (c->vfile && c->depth == 0 && rc != SQLITE_ROW) bridge_share_after(c);
 #if SQLITE_VERSION_NUMBER >= 3041000
   if (rc == SQLITE_ROW && sqlite3_is_interrupted(c->db)) rc = SQLITE_INTERRUPT;
 #endif
@@ -943,19 +950,13 @@ int bridge_preupdate_row(sqlite3 *db, int isnew, bridge_col *out, int n) {
   return SQLITE_OK;
 }
 
-/* SQLite's own busy-timeout schedule (sqliteDefaultBusyCallback), in ms. */
+/* SQLite's own busy-timeout schedule (sqliteDefaultBusyCallback): the
+** count-th sleep of a wait, in ms. */
 static const unsigned char bridge_busy_delays[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
-static const unsigned char bridge_busy_totals[] = {0, 1, 3, 8, 18, 33, 53, 78, 103, 128, 178, 228};
 
-/* The time slept before the count-th call of a wait, and the next sleep. */
-static int bridge_busy_schedule(int count, int *delay) {
+static int bridge_busy_delay(int count) {
   int n = (int)sizeof(bridge_busy_delays);
-  if (count < n) {
-    *delay = bridge_busy_delays[count];
-    return bridge_busy_totals[count];
-  }
-  *delay = bridge_busy_delays[n - 1];
-  return bridge_busy_totals[n - 1] + *delay * (count - (n - 1));
+  return bridge_busy_delays[count < n ? count : n - 1];
 }
 
 /* The lock may be held by a statement of this process whose Rows the program
@@ -968,39 +969,92 @@ static int bridge_busy_schedule(int count, int *delay) {
 #define BRIDGE_BUSY_COLLECT_MS 100
 #define BRIDGE_BUSY_COLLECT_EVERY_MS 500
 
-static int bridge_busy_collect_due(int count, int prior) {
-  int before, d;
-  if (prior < BRIDGE_BUSY_COLLECT_MS) return 0;
-  if (count == 0) return 1;
-  before = bridge_busy_schedule(count - 1, &d);
-  return before < BRIDGE_BUSY_COLLECT_MS ||
-         (prior - BRIDGE_BUSY_COLLECT_MS) / BRIDGE_BUSY_COLLECT_EVERY_MS !=
-             (before - BRIDGE_BUSY_COLLECT_MS) / BRIDGE_BUSY_COLLECT_EVERY_MS;
+static int bridge_busy_collect_due(int now_ms, int before_ms) {
+  if (now_ms < BRIDGE_BUSY_COLLECT_MS) return 0;
+  return before_ms < BRIDGE_BUSY_COLLECT_MS ||
+         (now_ms - BRIDGE_BUSY_COLLECT_MS) / BRIDGE_BUSY_COLLECT_EVERY_MS !=
+             (before_ms - BRIDGE_BUSY_COLLECT_MS) / BRIDGE_BUSY_COLLECT_EVERY_MS;
 }
 
+int bridge_cancelled(bridge_conn *c) { return bridge_progress(c); }
+
+/* The timeout is counted on the clock from the wait's first call (count 0),
+** so that a wait woken early by a release in this process (bridge_share.c)
+** still ends when the timeout says. Locks of other processes, and waits that
+** bridge_share.c does not know, sleep SQLite's schedule as before. */
 static int bridge_busy_cb(void *arg, int count) {
   bridge_busy *b = (bridge_busy *)arg;
-  int delay, prior;
-  if (b->conn && bridge_progress(b->conn)) return 0; /* the running operation was cancelled */
-  if (b->handle) return goHookBusy(b->handle, count) != 0;
-  prior = bridge_busy_schedule(count, &delay);
-  if (prior + delay > b->timeout_ms) {
-    delay = b->timeout_ms - prior;
-    if (delay <= 0) return 0;
+  bridge_conn *c = b->conn;
+  int64_t now, deadline;
+  int delay, elapsed, r;
+  if (c && bridge_progress(c)) { /* the running operation was cancelled */
+    bridge_share_leave(c);
+    return 0;
   }
-  if (bridge_busy_collect_due(count, prior)) goBusyCollect();
+  if (b->handle) return goHookBusy(b->handle, count) != 0;
+  now = bridge_share_now();
+  if (count == 0) {
+    b->start = now;
+    b->last_ms = 0;
+  }
+  deadline = b->start + (int64_t)b->timeout_ms * 1000000;
+  if (c && c->wait_until && c->wait_until < deadline) deadline = c->wait_until;
+  if (now >= deadline) {
+    if (c) {
+      bridge_share_leave(c);
+      bridge_share_timed_out(c);
+    }
+    return 0;
+  }
+  elapsed = (int)((now - b->start) / 1000000);
+  if (bridge_busy_collect_due(elapsed, b->last_ms)) goBusyCollect();
+  b->last_ms = elapsed;
+  delay = bridge_busy_delay(count);
+  if (c) {
+    /* A queued wait comes back to this handler when a collection is due. */
+    int64_t wake = elapsed < BRIDGE_BUSY_COLLECT_MS
+                       ? BRIDGE_BUSY_COLLECT_MS
+                       : BRIDGE_BUSY_COLLECT_MS +
+                             ((elapsed - BRIDGE_BUSY_COLLECT_MS) / BRIDGE_BUSY_COLLECT_EVERY_MS + 1) *
+                                 BRIDGE_BUSY_COLLECT_EVERY_MS;
+    r = bridge_share_wait(c, deadline, (int64_t)delay * 1000000, b->start + wake * 1000000);
+    if (r >= 0) return r;
+  }
+  if ((int64_t)delay * 1000000 > deadline - now) delay = (int)((deadline - now + 999999) / 1000000);
   while (delay > 0) {
     int d = delay < 10 ? delay : 10;
     sqlite3_sleep(d);
     delay -= d;
-    if (b->conn && bridge_progress(b->conn)) return 0;
+    if (c && bridge_progress(c)) return 0;
   }
   return 1;
 }
 
-int bridge_busy_install(sqlite3 *db, bridge_busy *b) {
-  if (b && b->conn) b->conn->busy = b;
-  return sqlite3_busy_handler(db, b ? bridge_busy_cb : 0, b);
+int bridge_busy_install(bridge_conn *c, bridge_busy *b) {
+  int rc;
+  if (c->busy && c->busy != b) c->busy->installed = 0;
+  if (b) {
+    c->busy = b;
+    b->conn = c;
+  }
+  rc = sqlite3_busy_handler(c->db, b ? bridge_busy_cb : 0, b);
+  if (c->busy) c->busy->installed = b != 0 && rc == SQLITE_OK;
+#ifdef BRIDGE_UNITY
+  /* PRAGMA busy_timeout reads the timeout, as with sqlite3_busy_timeout. */
+  if (b && rc == SQLITE_OK && !b->handle) c->db->busyTimeout = b->timeout_ms;
+#endif
+  return rc;
+}
+
+int bridge_busy_ours(bridge_conn *c) {
+  bridge_busy *b = c->busy;
+  if (!b || !b->installed || b->handle || b->timeout_ms <= 0) return 0;
+#ifdef BRIDGE_UNITY
+  /* PRAGMA busy_timeout since has put SQLite's own handler in its place. */
+  return c->db->busyHandler.xBusyHandler == bridge_busy_cb && c->db->busyHandler.pBusyArg == b;
+#else
+  return 1;
+#endif
 }
 
 /* ---- backup, serialize, extensions (bridge_db.go) ---- */

@@ -111,6 +111,8 @@ int bridge_nested_here(bridge_word *w);
 
 typedef struct bridge_conn bridge_conn;
 typedef struct bridge_stmt bridge_stmt;
+typedef struct bridge_file bridge_file;   /* bridge_share.c */
+typedef struct bridge_vfile bridge_vfile; /* bridge_share.c */
 
 struct bridge_stmt {
   sqlite3_stmt *stmt;
@@ -151,6 +153,9 @@ struct bridge_conn {
   int watching;        /* progress handler installed */
   int depth;           /* sqlite3_step and _prepare calls in progress: >0 while a callback runs */
   sqlite3_stmt *running; /* the statement in the innermost sqlite3_step, or 0 */
+  bridge_vfile *vfile; /* the main database's file, when opened through the "fastsqlite" VFS */
+  sqlite3_int64 wal_bound; /* _wal_bound: bytes (0: off) */
+  sqlite3_int64 wait_until; /* when non-zero, busy waits end by then (bridge_share_now's clock) */
   int unlock_waiting;  /* 1 while waiting for another connection's shared-cache
                        ** lock (sqlite_unlock_notify tag; always 0 without it),
                        ** stored atomically: tests read it while the wait runs */
@@ -317,11 +322,76 @@ typedef struct bridge_busy {
   bridge_conn *conn; /* cleared by bridge_close */
   uintptr_t handle;
   int timeout_ms;
+  int installed;     /* b is the connection's busy handler */
+  int64_t start;     /* when the current wait began (bridge_share_now) */
+  int last_ms;       /* how long it had gone on at the previous call */
 } bridge_busy;
 
-/* Installs b (or removes any busy handler when b is NULL). b->conn records
-** b, which Go frees only after bridge_close. */
-int bridge_busy_install(sqlite3 *db, bridge_busy *b);
+/* Installs b on c (or removes any busy handler when b is NULL). c->busy
+** records b, which Go frees only after bridge_close. */
+int bridge_busy_install(bridge_conn *c, bridge_busy *b);
+
+/* Whether c's busy handler is the bridge's timeout (not a Go handler, not
+** SQLite's own from PRAGMA busy_timeout, not none): the waits that
+** bridge_share.c may queue. */
+int bridge_busy_ours(bridge_conn *c);
+
+/* Non-zero when c's running operation has been cancelled. */
+int bridge_cancelled(bridge_conn *c);
+
+/* ---- connections sharing a file (bridge_share.c) ----
+** Connections of this process on one database file hand the write lock over
+** in arrival order instead of each sleeping SQLite's busy schedule, other
+** lock waits wake at any release in the process, and the WAL is kept under
+** the connection's _wal_bound while readers never stop. */
+
+/* Registers the "fastsqlite" VFS (once) over the default VFS and returns its
+** name, or NULL when it cannot be (the default VFS lacks shared memory). */
+const char *bridge_share_vfs(void);
+
+/* Links c to its main database's file entry, after open; unlinks (before
+** close). */
+void bridge_share_link(bridge_conn *c);
+void bridge_share_unlink(bridge_conn *c);
+
+/* Called by the bridge's busy handler: waits for the lock the calling
+** thread was last refused on c's main database, until deadline, polling a
+** lock held by another process every slice (ns), and returning by wake in
+** any case (the busy handler's collections are due). Returns 1 to retry, 0
+** to give up (deadline or cancellation), -1 when the refusal was not one of
+** c's main database's (the caller sleeps as before). */
+int bridge_share_wait(bridge_conn *c, int64_t deadline, int64_t slice, int64_t wake);
+
+/* Leaves the write lock's queue, if c is in it (its wait gave up). */
+void bridge_share_leave(bridge_conn *c);
+
+/* Counts a busy timeout that the busy handler hit outside bridge_share_wait. */
+void bridge_share_timed_out(bridge_conn *c);
+
+/* After a statement ends on c: leaves the queue, and when the WAL has
+** passed half of c->wal_bound and c holds no transaction, restarts it
+** (holding new readers of the process at most BRIDGE_WAL_GATE_MS). */
+void bridge_share_after(bridge_conn *c);
+#define BRIDGE_WAL_GATE_MS 100
+
+/* A monotonic clock, in ns. */
+int64_t bridge_share_now(void);
+
+/* What bridge_share_stats reports about c's main database file, for every
+** connection of the process on it. */
+typedef struct bridge_file_stats {
+  int64_t write_waits, write_wait_ns, write_wait_max_ns; /* queued waits that got the write lock */
+  int64_t busy_timeouts;    /* waits of the bridge's busy handler that ran out */
+  int64_t checkpoints, checkpoints_failed, checkpoint_ns; /* the WAL bound's */
+  int64_t last_checkpoint_rc, last_checkpoint_log, last_checkpoint_done;
+  int64_t gate_holds, gate_hold_ns, gate_hold_max_ns; /* read transactions the WAL bound held */
+  int64_t wal_end, wal_size; /* bytes of the WAL in use; its size as written here */
+  int64_t queued;           /* waiting for the write lock now */
+  int64_t connections;      /* files open on it (main databases and WALs) */
+} bridge_file_stats;
+
+/* Fills out for c's main database; 0 when c has none (memory, another VFS). */
+int bridge_share_stats(bridge_conn *c, bridge_file_stats *out);
 
 /* ---- backup, serialize, extensions (bridge_db.go) ---- */
 

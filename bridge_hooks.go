@@ -115,7 +115,7 @@ func cBusyInstall(h connHandle, b busyHandle, id uintptr, timeoutMS int) int {
 		b.handle = C.uintptr_t(id)
 		b.timeout_ms = C.int(timeoutMS)
 	}
-	return int(C.bridge_busy_install(h.db, b))
+	return int(C.bridge_busy_install(h, b))
 }
 
 // disarm clears the connection's armed operation (a plain store into C

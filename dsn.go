@@ -18,6 +18,7 @@ type config struct {
 	loc           *time.Location
 	txlock        string // the statement that begins a transaction
 	stmtCacheSize int
+	walBound      int64    // _wal_bound: bytes, 0 for none (bridge_share.c)
 	deferFK       bool     // re-enable defer_foreign_keys in every transaction
 	strict        bool     // _strict: refuse what mattn/go-sqlite3 lets through (strict.go)
 	defensive     bool     // SQLITE_DBCONFIG_DEFENSIVE
@@ -26,6 +27,10 @@ type config struct {
 
 // The default prepared-statement cache size per connection (_stmt_cache_size).
 const defaultStmtCacheSize = 16
+
+// The default WAL bound (_wal_bound): four times the WAL that SQLite's
+// default automatic checkpoint (1000 pages of 4 KiB) leaves.
+const defaultWALBound = 16 << 20
 
 // parseDSN parses a DSN in mattn/go-sqlite3's grammar: a filename, ":memory:"
 // or a "file:" URI, optionally followed by "?" and query parameters. SQLite's
@@ -41,6 +46,7 @@ func parseDSN(dsn string) (*config, error) {
 		busyTimeout:   5000,
 		txlock:        "BEGIN",
 		stmtCacheSize: defaultStmtCacheSize,
+		walBound:      defaultWALBound,
 	}
 	if i := strings.IndexByte(dsn, 0); i >= 0 {
 		// C strings end at a NUL: the file opened would not be the one named.
@@ -121,6 +127,13 @@ func parseDSN(dsn string) (*config, error) {
 			return nil, badParam("_stmt_cache_size", v, "want a non-negative integer")
 		}
 		cfg.stmtCacheSize = n
+	}
+	if v, ok := p.get("_wal_bound"); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return nil, badParam("_wal_bound", v, "want a non-negative number of bytes (0: no bound)")
+		}
+		cfg.walBound = n
 	}
 	if v, ok := p.get("_defensive"); ok {
 		b, ok := boolValue(v)

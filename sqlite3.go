@@ -90,6 +90,7 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 		return nil, Error{Code: ErrNomem, ExtendedCode: ErrNoExtended(ErrNomem), offset: -1}
 	}
 	setCancelWord(h, word.p)
+	cSetWALBound(h, cfg.walBound)
 	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, deferFK: cfg.deferFK, strict: cfg.strict, word: word}
 	c.core = &connCore{h: h, word: word, id: coreIDs.Add(1)}
 	c.cleanup = runtime.AddCleanup(c, collectConn, c.core) // lifetime.go

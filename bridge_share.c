@@ -1,0 +1,756 @@
+/*
+** bridge_share.c: connections of this process that open the same database
+** file know of each other (see bridge.h, "connections sharing a file").
+**
+** Every database the driver opens with the default VFS goes through a thin
+** VFS ("fastsqlite") that forwards each call to the default one and watches
+** the locks. Per file (identified by device and inode, so two paths to one
+** file are one file) it keeps:
+**   - who in this process holds the write lock (the WAL write lock, or
+**     RESERVED and above in a rollback journal), and a FIFO of the
+**     connections waiting for it: the holder's release wakes the first
+**     waiter, and a connection that starts a transaction while others wait
+**     goes to the back of the queue instead of overtaking them;
+**   - a counter of every lock released in this process, which other waits
+**     (a reader kept out by a commit, a commit waiting for readers, a
+**     checkpoint waiting for readers) watch instead of sleeping blind;
+**   - the extent of the WAL, and a gate that holds new read transactions of
+**     this process while a checkpoint restarts the WAL (the WAL bound).
+** Locks held by other processes are still polled, on SQLite's schedule.
+**
+** A lock is refused here (SQLITE_BUSY without asking the OS) only to a
+** connection that will wait for it in the queue: one whose busy handler is
+** the bridge's timeout (bridge_busy_ours), taking the lock for a transaction
+** that holds nothing yet, inside a step or prepare of the bridge. Everything
+** else (no busy handler, a Go busy handler, an upgrade from a read
+** transaction, which SQLite never lets wait) tries the lock as before.
+*/
+#include <string.h>
+#include "bridge.h"
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <pthread.h>
+#include <sys/stat.h>
+#include <time.h>
+#endif
+
+/* ---- a mutex and condition variable, and a clock ---- */
+#ifdef _WIN32
+typedef SRWLOCK share_mutex;
+typedef CONDITION_VARIABLE share_cond;
+static void share_init(share_mutex *m, share_cond *c) {
+  InitializeSRWLock(m);
+  InitializeConditionVariable(c);
+}
+static void share_destroy(share_mutex *m, share_cond *c) { (void)m, (void)c; }
+static void share_lock(share_mutex *m) { AcquireSRWLockExclusive(m); }
+static void share_unlock(share_mutex *m) { ReleaseSRWLockExclusive(m); }
+static void share_broadcast(share_cond *c) { WakeAllConditionVariable(c); }
+static void share_wait(share_cond *c, share_mutex *m, int64_t ns) {
+  SleepConditionVariableSRW(c, m, (DWORD)((ns + 999999) / 1000000), 0);
+}
+int64_t bridge_share_now(void) {
+  static LARGE_INTEGER freq;
+  LARGE_INTEGER t;
+  if (freq.QuadPart == 0) QueryPerformanceFrequency(&freq);
+  QueryPerformanceCounter(&t);
+  return (int64_t)((double)t.QuadPart * 1e9 / (double)freq.QuadPart);
+}
+#else
+typedef pthread_mutex_t share_mutex;
+typedef pthread_cond_t share_cond;
+static void share_init(share_mutex *m, share_cond *c) {
+  pthread_mutex_init(m, 0);
+  pthread_cond_init(c, 0);
+}
+static void share_destroy(share_mutex *m, share_cond *c) {
+  pthread_mutex_destroy(m);
+  pthread_cond_destroy(c);
+}
+static void share_lock(share_mutex *m) { pthread_mutex_lock(m); }
+static void share_unlock(share_mutex *m) { pthread_mutex_unlock(m); }
+static void share_broadcast(share_cond *c) { pthread_cond_broadcast(c); }
+/* Condition variables time out on the real-time clock (the portable default);
+** the deadlines themselves are on the monotonic clock. */
+static void share_wait(share_cond *c, share_mutex *m, int64_t ns) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ns += ts.tv_nsec;
+  ts.tv_sec += (time_t)(ns / 1000000000);
+  ts.tv_nsec = (long)(ns % 1000000000);
+  pthread_cond_timedwait(c, m, &ts);
+}
+int64_t bridge_share_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+#endif
+
+#define load(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
+#define store(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+#define add(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
+
+/* The WAL-index locks (wal.c): the write lock, and the first reader slot. */
+#define SHARE_WAL_WRITE 0
+#define SHARE_WAL_READ0 3
+
+/* ---- the registry of files ---- */
+struct bridge_file {
+#ifdef _WIN32
+  char *key; /* the full path, folded to lower case: NTFS is case-insensitive */
+#else
+  dev_t dev;
+  ino_t ino;
+#endif
+  int refs;  /* bridge_vfiles linked here (main databases and WALs), under share_reg */
+  int mains; /* of which main databases: connections */
+  bridge_file *next;
+
+  share_mutex mu;
+  share_cond cv;
+  bridge_vfile *owner;      /* holds the write lock, in this process */
+  bridge_vfile *head, *tail; /* waiting for it, in arrival order */
+  uint64_t released;        /* bumped at every unlock; atomic */
+  int nwait;                /* threads in share_wait; atomic */
+  int gate;                 /* 1 while new read transactions wait (WAL bound); atomic */
+  int64_t gate_until;       /* when held readers go on regardless (monotonic ns) */
+  const void *gate_thread;  /* the checkpointing thread, which the gate lets through */
+  int bounding;             /* a connection is restarting the WAL; atomic */
+  int64_t wal_end;          /* bytes of the WAL in use; atomic */
+  int64_t wal_size;         /* the WAL file's size as written here; atomic */
+  int64_t retry_at;         /* the WAL bound is next tried above this extent; atomic */
+  bridge_file_stats st;     /* under mu, but for the atomics noted */
+};
+
+/* An open file of the shim: the default VFS's file follows it in memory. */
+struct bridge_vfile {
+  sqlite3_file base;
+  sqlite3_file *real;
+  bridge_file *file;    /* for main databases and WALs on a known file */
+  bridge_conn *conn;    /* the connection whose main database this is, if any */
+  int is_wal;
+  int level;            /* rollback-journal lock level held (SQLITE_LOCK_*) */
+  int queued;           /* in file->head..tail */
+  bridge_vfile *qnext, *qprev;
+  int64_t wait_start;   /* when the queued wait began */
+};
+
+static sqlite3_vfs share_vfs;
+static sqlite3_vfs *share_real;
+static sqlite3_io_methods share_methods;
+static bridge_file *share_files;
+static sqlite3_mutex *share_reg;
+
+/* The thread's last refusal: which file, and whether it was the write lock.
+** The busy handler that SQLite calls next on this thread takes it. */
+static _Thread_local struct {
+  bridge_vfile *v;
+  int write;
+} share_refused;
+static _Thread_local char share_thread;
+
+#ifdef _WIN32
+static char *share_key(const char *path) {
+  size_t i, n = strlen(path);
+  char *k = (char *)malloc(n + 1);
+  if (!k) return 0;
+  for (i = 0; i <= n; i++) k[i] = (path[i] >= 'A' && path[i] <= 'Z') ? (char)(path[i] + 32) : path[i];
+  return k;
+}
+#endif
+
+/* Finds the entry of path's file, or for a main database adds it, and
+** counts a reference. */
+static bridge_file *share_find(const char *path, int main) {
+  bridge_file *f;
+#ifdef _WIN32
+  char *key = share_key(path);
+  if (!key) return 0;
+#else
+  struct stat sb;
+  if (stat(path, &sb) != 0) return 0;
+#endif
+  sqlite3_mutex_enter(share_reg);
+  for (f = share_files; f; f = f->next) {
+#ifdef _WIN32
+    if (strcmp(f->key, key) == 0) break;
+#else
+    if (f->dev == sb.st_dev && f->ino == sb.st_ino) break;
+#endif
+  }
+  if (!f && main && (f = (bridge_file *)calloc(1, sizeof(*f))) != 0) {
+#ifdef _WIN32
+    f->key = key;
+    key = 0;
+#else
+    f->dev = sb.st_dev;
+    f->ino = sb.st_ino;
+#endif
+    share_init(&f->mu, &f->cv);
+    f->next = share_files;
+    share_files = f;
+  }
+  if (f) {
+    f->refs++;
+    f->mains += main;
+  }
+  sqlite3_mutex_leave(share_reg);
+#ifdef _WIN32
+  free(key);
+#endif
+  return f;
+}
+
+static void share_release(bridge_file *f, int main) {
+  bridge_file **p;
+  sqlite3_mutex_enter(share_reg);
+  f->mains -= main;
+  if (--f->refs > 0) {
+    sqlite3_mutex_leave(share_reg);
+    return;
+  }
+  for (p = &share_files; *p != f; p = &(*p)->next) {
+  }
+  *p = f->next;
+  sqlite3_mutex_leave(share_reg);
+  share_destroy(&f->mu, &f->cv);
+#ifdef _WIN32
+  free(f->key);
+#endif
+  free(f);
+}
+
+/* ---- the write lock's queue (under f->mu) ---- */
+static void share_enqueue(bridge_file *f, bridge_vfile *v) {
+  v->qnext = 0;
+  v->qprev = f->tail;
+  if (f->tail) f->tail->qnext = v;
+  else f->head = v;
+  f->tail = v;
+  v->queued = 1;
+  v->wait_start = bridge_share_now();
+}
+
+static void share_dequeue(bridge_file *f, bridge_vfile *v) {
+  if (v->qprev) v->qprev->qnext = v->qnext;
+  else f->head = v->qnext;
+  if (v->qnext) v->qnext->qprev = v->qprev;
+  else f->tail = v->qprev;
+  v->qnext = v->qprev = 0;
+  v->queued = 0;
+}
+
+/* Wakes whoever waits on f, after a release (bumped outside f->mu: readers'
+** unlocks take no mutex unless someone waits). */
+static void share_released(bridge_file *f) {
+  add(&f->released, 1);
+  if (load(&f->nwait) > 0) {
+    share_lock(&f->mu);
+    share_broadcast(&f->cv);
+    share_unlock(&f->mu);
+  }
+}
+
+/* Whether v's connection, taking the write lock now, may be refused and
+** queued: see the top of the file. */
+static int share_may_queue(bridge_vfile *v) {
+  bridge_conn *c = v->conn;
+  return c && c->depth > 0 && bridge_busy_ours(c) && sqlite3_txn_state(c->db, 0) == SQLITE_TXN_NONE;
+}
+
+/* Tries the write lock for v through lock(), keeping the queue's order. */
+static int share_take_write(bridge_vfile *v, int (*lock)(bridge_vfile *, int, int), int a, int b) {
+  bridge_file *f = v->file;
+  int rc;
+  share_lock(&f->mu);
+  if ((f->owner && f->owner != v) || (f->head && f->head != v && !v->queued && share_may_queue(v)) ||
+      (v->queued && f->head != v)) {
+    share_unlock(&f->mu);
+    share_refused.v = v;
+    share_refused.write = 1;
+    return SQLITE_BUSY;
+  }
+  rc = lock(v, a, b);
+  if (rc == SQLITE_OK) {
+    f->owner = v;
+    if (v->queued) {
+      int64_t w = bridge_share_now() - v->wait_start;
+      share_dequeue(f, v);
+      f->st.write_waits++;
+      f->st.write_wait_ns += w;
+      if (w > f->st.write_wait_max_ns) f->st.write_wait_max_ns = w;
+    }
+  } else if ((rc & 0xff) == SQLITE_BUSY) {
+    share_refused.v = v;
+    share_refused.write = 1;
+  }
+  share_unlock(&f->mu);
+  return rc;
+}
+
+static void share_drop_write(bridge_vfile *v) {
+  bridge_file *f = v->file;
+  share_lock(&f->mu);
+  if (f->owner == v) f->owner = 0;
+  add(&f->released, 1);
+  share_broadcast(&f->cv);
+  share_unlock(&f->mu);
+}
+
+/* ---- the WAL bound's gate ---- */
+
+/* Holds a new read transaction while the gate is closed, at most until
+** gate_until. The checkpointing thread itself passes. */
+static void share_gate(bridge_file *f) {
+  int64_t start, now;
+  if (!load(&f->gate) || f->gate_thread == (const void *)&share_thread) return;
+  start = now = bridge_share_now();
+  share_lock(&f->mu);
+  add(&f->nwait, 1);
+  while (load(&f->gate) && now < f->gate_until) {
+    share_wait(&f->cv, &f->mu, f->gate_until - now);
+    now = bridge_share_now();
+  }
+  add(&f->nwait, -1);
+  f->st.gate_holds++;
+  f->st.gate_hold_ns += now - start;
+  if (now - start > f->st.gate_hold_max_ns) f->st.gate_hold_max_ns = now - start;
+  share_unlock(&f->mu);
+}
+
+/* ---- the shim's methods: forward, watching the locks ---- */
+#define REAL(p) (((bridge_vfile *)(p))->real)
+
+static int share_close(sqlite3_file *p) {
+  bridge_vfile *v = (bridge_vfile *)p;
+  int rc = v->real->pMethods ? v->real->pMethods->xClose(v->real) : SQLITE_OK;
+  if (v->file) {
+    if (!v->is_wal) {
+      share_lock(&v->file->mu);
+      if (v->file->owner == v) v->file->owner = 0;
+      if (v->queued) share_dequeue(v->file, v);
+      share_broadcast(&v->file->cv);
+      share_unlock(&v->file->mu);
+    }
+    share_release(v->file, !v->is_wal);
+  }
+  return rc;
+}
+
+static int share_read(sqlite3_file *p, void *buf, int n, sqlite3_int64 off) {
+  return REAL(p)->pMethods->xRead(REAL(p), buf, n, off);
+}
+
+static int share_write(sqlite3_file *p, const void *buf, int n, sqlite3_int64 off) {
+  bridge_vfile *v = (bridge_vfile *)p;
+  int rc = v->real->pMethods->xWrite(v->real, buf, n, off);
+  if (rc == SQLITE_OK && v->is_wal && v->file) {
+    /* Frames are appended; a write at 0 is the header of a restarted WAL. */
+    int64_t end = off + n;
+    if (off == 0 || end > load(&v->file->wal_end)) store(&v->file->wal_end, end);
+    if (end > load(&v->file->wal_size)) store(&v->file->wal_size, end);
+  }
+  return rc;
+}
+
+static int share_truncate(sqlite3_file *p, sqlite3_int64 size) {
+  bridge_vfile *v = (bridge_vfile *)p;
+  int rc = v->real->pMethods->xTruncate(v->real, size);
+  if (rc == SQLITE_OK && v->is_wal && v->file) {
+    if (size < load(&v->file->wal_end)) store(&v->file->wal_end, size);
+    store(&v->file->wal_size, size);
+  }
+  return rc;
+}
+
+static int share_sync(sqlite3_file *p, int flags) { return REAL(p)->pMethods->xSync(REAL(p), flags); }
+static int share_file_size(sqlite3_file *p, sqlite3_int64 *size) {
+  return REAL(p)->pMethods->xFileSize(REAL(p), size);
+}
+
+static int share_os_lock(bridge_vfile *v, int level, int unused) {
+  (void)unused;
+  return v->real->pMethods->xLock(v->real, level);
+}
+
+static int share_xlock(sqlite3_file *p, int level) {
+  bridge_vfile *v = (bridge_vfile *)p;
+  int rc;
+  if (!v->file || v->is_wal) return v->real->pMethods->xLock(v->real, level);
+  if (level >= SQLITE_LOCK_RESERVED && v->level < SQLITE_LOCK_RESERVED) {
+    rc = share_take_write(v, share_os_lock, level, 0);
+  } else {
+    rc = v->real->pMethods->xLock(v->real, level);
+    if ((rc & 0xff) == SQLITE_BUSY) {
+      share_refused.v = v;
+      share_refused.write = 0;
+    }
+  }
+  if (rc == SQLITE_OK) v->level = level;
+  return rc;
+}
+
+static int share_xunlock(sqlite3_file *p, int level) {
+  bridge_vfile *v = (bridge_vfile *)p;
+  int rc = v->real->pMethods->xUnlock(v->real, level);
+  if (!v->file || v->is_wal) return rc;
+  if (v->level >= SQLITE_LOCK_RESERVED && level < SQLITE_LOCK_RESERVED) {
+    v->level = level;
+    share_drop_write(v);
+  } else if (level < v->level) {
+    v->level = level;
+    share_released(v->file);
+  }
+  return rc;
+}
+
+static int share_check_reserved(sqlite3_file *p, int *out) {
+  return REAL(p)->pMethods->xCheckReservedLock(REAL(p), out);
+}
+static int share_file_control(sqlite3_file *p, int op, void *arg) {
+  return REAL(p)->pMethods->xFileControl(REAL(p), op, arg);
+}
+static int share_sector_size(sqlite3_file *p) { return REAL(p)->pMethods->xSectorSize(REAL(p)); }
+static int share_device(sqlite3_file *p) { return REAL(p)->pMethods->xDeviceCharacteristics(REAL(p)); }
+static int share_shm_map(sqlite3_file *p, int pg, int sz, int extend, void volatile **out) {
+  return REAL(p)->pMethods->xShmMap(REAL(p), pg, sz, extend, out);
+}
+
+static int share_os_shm_lock(bridge_vfile *v, int off, int n) {
+  return v->real->pMethods->xShmLock(v->real, off, n, SQLITE_SHM_LOCK | SQLITE_SHM_EXCLUSIVE);
+}
+
+static int share_shm_lock(sqlite3_file *p, int off, int n, int flags) {
+  bridge_vfile *v = (bridge_vfile *)p;
+  int rc;
+  if (!v->file) return v->real->pMethods->xShmLock(v->real, off, n, flags);
+  if (flags & SQLITE_SHM_UNLOCK) {
+    rc = v->real->pMethods->xShmLock(v->real, off, n, flags);
+    if (off == SHARE_WAL_WRITE && (flags & SQLITE_SHM_EXCLUSIVE)) share_drop_write(v);
+    else share_released(v->file);
+    return rc;
+  }
+  if (off == SHARE_WAL_WRITE && (flags & SQLITE_SHM_EXCLUSIVE)) return share_take_write(v, share_os_shm_lock, off, n);
+  if ((flags & SQLITE_SHM_SHARED) && off >= SHARE_WAL_READ0) share_gate(v->file);
+  rc = v->real->pMethods->xShmLock(v->real, off, n, flags);
+  if ((rc & 0xff) == SQLITE_BUSY) {
+    share_refused.v = v;
+    share_refused.write = 0;
+  }
+  return rc;
+}
+
+static void share_shm_barrier(sqlite3_file *p) { REAL(p)->pMethods->xShmBarrier(REAL(p)); }
+static int share_shm_unmap(sqlite3_file *p, int del) { return REAL(p)->pMethods->xShmUnmap(REAL(p), del); }
+static int share_fetch(sqlite3_file *p, sqlite3_int64 off, int n, void **out) {
+  return REAL(p)->pMethods->xFetch(REAL(p), off, n, out);
+}
+static int share_unfetch(sqlite3_file *p, sqlite3_int64 off, void *ptr) {
+  return REAL(p)->pMethods->xUnfetch(REAL(p), off, ptr);
+}
+
+static int share_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *p, int flags, int *out_flags) {
+  bridge_vfile *v = (bridge_vfile *)p;
+  int rc;
+  (void)vfs;
+  memset(v, 0, sizeof(*v));
+  v->real = (sqlite3_file *)&v[1];
+  rc = share_real->xOpen(share_real, name, v->real, flags, out_flags);
+  if (!v->real->pMethods) return rc; /* p->pMethods stays 0: SQLite will not close it */
+  p->pMethods = &share_methods;
+  if (rc == SQLITE_OK && name) {
+    if (flags & SQLITE_OPEN_MAIN_DB) {
+      v->file = share_find(name, 1);
+    } else if (flags & SQLITE_OPEN_WAL) {
+      v->file = share_find(sqlite3_filename_database(name), 0);
+      v->is_wal = 1;
+    }
+  }
+  return rc;
+}
+
+/* The VFS's other methods are the default VFS's. */
+static int share_delete(sqlite3_vfs *vfs, const char *name, int sync) {
+  (void)vfs;
+  return share_real->xDelete(share_real, name, sync);
+}
+static int share_access(sqlite3_vfs *vfs, const char *name, int flags, int *out) {
+  (void)vfs;
+  return share_real->xAccess(share_real, name, flags, out);
+}
+static int share_full_pathname(sqlite3_vfs *vfs, const char *name, int n, char *out) {
+  (void)vfs;
+  return share_real->xFullPathname(share_real, name, n, out);
+}
+static void *share_dl_open(sqlite3_vfs *vfs, const char *name) {
+  (void)vfs;
+  return share_real->xDlOpen(share_real, name);
+}
+static void share_dl_error(sqlite3_vfs *vfs, int n, char *msg) {
+  (void)vfs;
+  share_real->xDlError(share_real, n, msg);
+}
+static void (*share_dl_sym(sqlite3_vfs *vfs, void *h, const char *sym))(void) {
+  (void)vfs;
+  return share_real->xDlSym(share_real, h, sym);
+}
+static void share_dl_close(sqlite3_vfs *vfs, void *h) {
+  (void)vfs;
+  share_real->xDlClose(share_real, h);
+}
+static int share_randomness(sqlite3_vfs *vfs, int n, char *out) {
+  (void)vfs;
+  return share_real->xRandomness(share_real, n, out);
+}
+static int share_sleep(sqlite3_vfs *vfs, int us) {
+  (void)vfs;
+  return share_real->xSleep(share_real, us);
+}
+static int share_current_time(sqlite3_vfs *vfs, double *out) {
+  (void)vfs;
+  return share_real->xCurrentTime(share_real, out);
+}
+static int share_last_error(sqlite3_vfs *vfs, int n, char *out) {
+  (void)vfs;
+  return share_real->xGetLastError ? share_real->xGetLastError(share_real, n, out) : 0;
+}
+static int share_current_time64(sqlite3_vfs *vfs, sqlite3_int64 *out) {
+  (void)vfs;
+  return share_real->xCurrentTimeInt64(share_real, out);
+}
+static int share_set_syscall(sqlite3_vfs *vfs, const char *name, sqlite3_syscall_ptr f) {
+  (void)vfs;
+  return share_real->xSetSystemCall(share_real, name, f);
+}
+static sqlite3_syscall_ptr share_get_syscall(sqlite3_vfs *vfs, const char *name) {
+  (void)vfs;
+  return share_real->xGetSystemCall(share_real, name);
+}
+static const char *share_next_syscall(sqlite3_vfs *vfs, const char *name) {
+  (void)vfs;
+  return share_real->xNextSystemCall(share_real, name);
+}
+
+const char *bridge_share_vfs(void) {
+  static int done;
+  sqlite3_mutex *m;
+  if (sqlite3_initialize() != SQLITE_OK) return 0;
+  m = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_APP1);
+  sqlite3_mutex_enter(m);
+  if (!done) {
+    share_real = sqlite3_vfs_find(0);
+    if (share_real && share_real->iVersion >= 3) {
+      share_reg = m;
+      share_vfs.iVersion = 3;
+      share_vfs.szOsFile = (int)sizeof(bridge_vfile) + share_real->szOsFile;
+      share_vfs.mxPathname = share_real->mxPathname;
+      share_vfs.zName = "fastsqlite";
+      share_vfs.xOpen = share_open;
+      share_vfs.xDelete = share_delete;
+      share_vfs.xAccess = share_access;
+      share_vfs.xFullPathname = share_full_pathname;
+      share_vfs.xDlOpen = share_dl_open;
+      share_vfs.xDlError = share_dl_error;
+      share_vfs.xDlSym = share_dl_sym;
+      share_vfs.xDlClose = share_dl_close;
+      share_vfs.xRandomness = share_randomness;
+      share_vfs.xSleep = share_sleep;
+      share_vfs.xCurrentTime = share_current_time;
+      share_vfs.xGetLastError = share_last_error;
+      share_vfs.xCurrentTimeInt64 = share_current_time64;
+      share_vfs.xSetSystemCall = share_set_syscall;
+      share_vfs.xGetSystemCall = share_get_syscall;
+      share_vfs.xNextSystemCall = share_next_syscall;
+      share_methods.iVersion = 3;
+      share_methods.xClose = share_close;
+      share_methods.xRead = share_read;
+      share_methods.xWrite = share_write;
+      share_methods.xTruncate = share_truncate;
+      share_methods.xSync = share_sync;
+      share_methods.xFileSize = share_file_size;
+      share_methods.xLock = share_xlock;
+      share_methods.xUnlock = share_xunlock;
+      share_methods.xCheckReservedLock = share_check_reserved;
+      share_methods.xFileControl = share_file_control;
+      share_methods.xSectorSize = share_sector_size;
+      share_methods.xDeviceCharacteristics = share_device;
+      share_methods.xShmMap = share_shm_map;
+      share_methods.xShmLock = share_shm_lock;
+      share_methods.xShmBarrier = share_shm_barrier;
+      share_methods.xShmUnmap = share_shm_unmap;
+      share_methods.xFetch = share_fetch;
+      share_methods.xUnfetch = share_unfetch;
+      if (sqlite3_vfs_register(&share_vfs, 0) == SQLITE_OK) done = 1;
+    }
+    if (!done) done = -1;
+  }
+  sqlite3_mutex_leave(m);
+  return done > 0 ? share_vfs.zName : 0;
+}
+
+void bridge_share_link(bridge_conn *c) {
+  sqlite3_file *p = 0;
+  if (sqlite3_file_control(c->db, "main", SQLITE_FCNTL_FILE_POINTER, &p) != SQLITE_OK || !p) return;
+  if (p->pMethods != &share_methods || !((bridge_vfile *)p)->file) return;
+  c->vfile = (bridge_vfile *)p;
+  c->vfile->conn = c;
+}
+
+void bridge_share_unlink(bridge_conn *c) {
+  if (c->vfile) c->vfile->conn = 0;
+  c->vfile = 0;
+}
+
+/* ---- waiting (the bridge's busy handler) ---- */
+
+int bridge_share_wait(bridge_conn *c, int64_t deadline, int64_t slice, int64_t wake) {
+  bridge_vfile *v = share_refused.v;
+  int write = share_refused.write, ready, was_ready;
+  bridge_file *f;
+  int64_t now = bridge_share_now(), poll, until;
+  share_refused.v = 0;
+  /* Compared before any use: a refusal on this thread may be a closed
+  ** connection's. */
+  if (!v || v != c->vfile) return -1;
+  f = v->file;
+  if (write && !v->is_wal && v->level >= SQLITE_LOCK_RESERVED) write = 0;
+  share_lock(&f->mu);
+  if (write && !v->queued && c->depth > 0 && f->owner != v) share_enqueue(f, v);
+  add(&f->nwait, 1);
+  if (v->queued) {
+    /* In the queue: wait for the turn and for the holder in this process to
+    ** let go. First in line with nobody here holding it, the lock is another
+    ** process's: try it again at slice. */
+    was_ready = f->head == v && !f->owner;
+    poll = was_ready ? now + slice : deadline;
+    for (;;) {
+      ready = f->head == v && !f->owner;
+      if ((ready && (!was_ready || now >= poll)) || now >= wake) break;
+      if (!ready) was_ready = 0;
+      if (now >= deadline || bridge_cancelled(c)) {
+        if (now >= deadline) f->st.busy_timeouts++;
+        share_dequeue(f, v);
+        share_broadcast(&f->cv);
+        add(&f->nwait, -1);
+        share_unlock(&f->mu);
+        return 0;
+      }
+      until = ready && poll < deadline ? poll : deadline;
+      if (wake < until) until = wake;
+      if (c->armed && now + 10000000 < until) until = now + 10000000; /* look at cancellation */
+      share_wait(&f->cv, &f->mu, until - now);
+      now = bridge_share_now();
+    }
+  } else {
+    /* Another lock: wait for any release in this process, or poll at slice. */
+    uint64_t seen = load(&f->released);
+    int64_t end = now + slice < deadline ? now + slice : deadline;
+    while (load(&f->released) == seen && now < end && !bridge_cancelled(c)) {
+      until = end;
+      if (c->armed && now + 10000000 < until) until = now + 10000000;
+      share_wait(&f->cv, &f->mu, until - now);
+      now = bridge_share_now();
+    }
+    /* SQLite calls again, and the busy handler then finds the deadline. */
+    if (bridge_cancelled(c)) {
+      add(&f->nwait, -1);
+      share_unlock(&f->mu);
+      return 0;
+    }
+  }
+  add(&f->nwait, -1);
+  share_unlock(&f->mu);
+  return 1;
+}
+
+void bridge_share_leave(bridge_conn *c) {
+  bridge_vfile *v = c->vfile;
+  if (!v || !v->queued) return;
+  share_lock(&v->file->mu);
+  if (v->queued) share_dequeue(v->file, v);
+  share_broadcast(&v->file->cv);
+  share_unlock(&v->file->mu);
+}
+
+void bridge_share_timed_out(bridge_conn *c) {
+  bridge_vfile *v = c->vfile;
+  if (!v) return;
+  share_lock(&v->file->mu);
+  v->file->st.busy_timeouts++;
+  share_unlock(&v->file->mu);
+}
+
+/* ---- the WAL bound ---- */
+
+void bridge_share_after(bridge_conn *c) {
+  bridge_vfile *v = c->vfile;
+  bridge_file *f;
+  int64_t end, start;
+  int rc, log = -1, done = -1, zero = 0;
+  if (!v) return;
+  if (v->queued) bridge_share_leave(c);
+  if (c->wal_bound <= 0 || !bridge_busy_ours(c)) return;
+  f = v->file;
+  end = load(&f->wal_end);
+  if (end <= c->wal_bound / 2 || end <= load(&f->retry_at)) return;
+  if (sqlite3_txn_state(c->db, 0) != SQLITE_TXN_NONE) return;
+  if (!__atomic_compare_exchange_n(&f->bounding, &zero, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
+
+  /* First what readers allow, without holding anyone; then, with new
+  ** readers held at most BRIDGE_WAL_GATE_MS, wait for the ones reading
+  ** older frames, copy the rest and truncate the WAL. */
+  c->depth++;
+  start = bridge_share_now();
+  sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_PASSIVE, 0, 0);
+  share_lock(&f->mu);
+  f->gate_until = bridge_share_now() + (int64_t)BRIDGE_WAL_GATE_MS * 1000000;
+  f->gate_thread = (const void *)&share_thread;
+  store(&f->gate, 1);
+  share_unlock(&f->mu);
+  c->wait_until = f->gate_until;
+  rc = sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
+  c->wait_until = 0;
+  share_lock(&f->mu);
+  store(&f->gate, 0);
+  f->gate_thread = 0;
+  share_broadcast(&f->cv);
+  f->st.checkpoints++;
+  f->st.checkpoint_ns += bridge_share_now() - start;
+  f->st.last_checkpoint_rc = rc;
+  f->st.last_checkpoint_log = log;
+  f->st.last_checkpoint_done = done;
+  if (rc != SQLITE_OK) {
+    f->st.checkpoints_failed++;
+    /* Held back by a long reader (or another process): try again only after
+    ** another quarter of the bound, so readers are not held at every commit. */
+    store(&f->retry_at, load(&f->wal_end) + c->wal_bound / 4);
+  } else {
+    store(&f->retry_at, 0);
+  }
+  share_unlock(&f->mu);
+  c->depth--;
+  store(&f->bounding, 0);
+}
+
+int bridge_share_stats(bridge_conn *c, bridge_file_stats *out) {
+  bridge_vfile *v = c->vfile;
+  if (!v) return 0;
+  share_lock(&v->file->mu);
+  *out = v->file->st;
+  out->wal_end = load(&v->file->wal_end);
+  out->wal_size = load(&v->file->wal_size);
+  {
+    bridge_vfile *q;
+    int n = 0;
+    for (q = v->file->head; q; q = q->qnext) n++;
+    out->queued = n;
+  }
+  share_unlock(&v->file->mu);
+  sqlite3_mutex_enter(share_reg);
+  out->connections = v->file->mains;
+  sqlite3_mutex_leave(share_reg);
+  return 1;
+}

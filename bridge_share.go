@@ -1,0 +1,60 @@
+//go:build cgo
+
+package sqlite3
+
+// The cgo boundary of bridge_share.c: connections of this process that share
+// a database file (share.go).
+
+/*
+#include "bridge.h"
+*/
+import "C"
+
+import "time"
+
+func duration(ns C.int64_t) time.Duration { return time.Duration(ns) }
+
+// cSetWALBound sets the connection's WAL bound in bytes (0: none); a store
+// into C memory, before the connection is used.
+func cSetWALBound(h connHandle, n int64) { h.wal_bound = C.sqlite3_int64(n) }
+
+// cShareStats calls bridge_share_stats; false when the connection's main
+// database is not a file of the driver's VFS.
+func cShareStats(h connHandle, out *FileStats) bool {
+	var st C.bridge_file_stats
+	if C.bridge_share_stats(h, &st) == 0 {
+		return false
+	}
+	*out = FileStats{
+		Connections:          int(st.connections),
+		WriteWaits:           int64(st.write_waits),
+		WriteWaitTime:        duration(st.write_wait_ns),
+		WriteWaitMax:         duration(st.write_wait_max_ns),
+		WriteQueue:           int(st.queued),
+		BusyTimeouts:         int64(st.busy_timeouts),
+		WALBytes:             int64(st.wal_end),
+		WALFileBytes:         int64(st.wal_size),
+		Checkpoints:          int64(st.checkpoints),
+		CheckpointsFailed:    int64(st.checkpoints_failed),
+		CheckpointTime:       duration(st.checkpoint_ns),
+		LastCheckpointFrames: int(st.last_checkpoint_log),
+		LastCheckpointDone:   int(st.last_checkpoint_done),
+		ReadersHeld:          int64(st.gate_holds),
+		ReadersHeldTime:      duration(st.gate_hold_ns),
+		ReadersHeldMax:       duration(st.gate_hold_max_ns),
+	}
+	return true
+}
+
+// FileStats returns what the connections of this process did on the
+// connection's main database file (share.go); false when it is not a file
+// opened through the driver's VFS (":memory:", another vfs=), or the
+// connection is closed.
+func (c *SQLiteConn) FileStats() (FileStats, bool) {
+	defer c.core.unlock(c.core.lock())
+	var st FileStats
+	if c.closed.Load() {
+		return st, false
+	}
+	return st, cShareStats(c.h, &st)
+}

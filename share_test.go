@@ -1,0 +1,498 @@
+package sqlite3
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Tests of share.go: connections of one process on one file hand the write
+// lock over, keep the WAL bounded, and report it.
+
+// shareStats returns db's FileStats, failing the test on error.
+func shareStats(t testing.TB, db *sql.DB) FileStats {
+	t.Helper()
+	st, err := Stats(context.Background(), db)
+	if err != nil {
+		t.Fatalf("Stats: %v", err)
+	}
+	return st
+}
+
+// 16 writers and 8 readers on one pool: every commit is there, nobody sees
+// "database is locked", and the writers waited for each other in the queue.
+func TestShareWritersAndReaders(t *testing.T) {
+	for _, mode := range []string{"WAL", "DELETE"} {
+		t.Run(mode, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "w.db")
+			db := openTestDB(t, path+"?_journal_mode="+mode+"&_txlock=immediate&_busy_timeout=10000")
+			db.SetMaxOpenConns(24)
+			db.SetMaxIdleConns(24)
+			testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, w INT, v BLOB)")
+			const writers, readers, txs, rows = 16, 8, 40, 5
+			stop := make(chan struct{})
+			var wg, rg sync.WaitGroup
+			var failed atomic.Int64
+			var reads atomic.Int64
+			fail := func(what string, err error) {
+				if failed.Add(1) <= 5 {
+					t.Errorf("%s: %v", what, err)
+				}
+			}
+			for range readers {
+				rg.Go(func() {
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						var n int64
+						if err := db.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil {
+							fail("reader", err)
+							return
+						}
+						reads.Add(1)
+					}
+				})
+			}
+			for w := range writers {
+				wg.Go(func() {
+					for range txs {
+						tx, err := db.Begin()
+						if err != nil {
+							fail("begin", err)
+							return
+						}
+						for range rows {
+							if _, err := tx.Exec("INSERT INTO t(w, v) VALUES (?, zeroblob(200))", w); err != nil {
+								tx.Rollback()
+								fail("insert", err)
+								return
+							}
+						}
+						if err := tx.Commit(); err != nil {
+							fail("commit", err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(stop)
+			rg.Wait()
+			if n := testQueryInt(t, db, "SELECT count(*) FROM t"); n != writers*txs*rows {
+				t.Errorf("%d rows, want %d", n, writers*txs*rows)
+			}
+			for w := range writers {
+				if n := testQueryInt(t, db, "SELECT count(*) FROM t WHERE w = ?", w); n != txs*rows {
+					t.Errorf("writer %d: %d rows, want %d", w, n, txs*rows)
+				}
+			}
+			st := shareStats(t, db)
+			if st.WriteWaits == 0 || st.BusyTimeouts != 0 {
+				t.Errorf("FileStats %+v: want write waits and no busy timeouts", st)
+			}
+			t.Logf("%d reads; write waits %d (total %v, max %v)", reads.Load(), st.WriteWaits, st.WriteWaitTime, st.WriteWaitMax)
+		})
+	}
+}
+
+// Writers that find the write lock taken get it in the order they came.
+func TestShareArrivalOrder(t *testing.T) {
+	for _, mode := range []string{"WAL", "DELETE"} {
+		t.Run(mode, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "o.db")
+			db := openTestDB(t, path+"?_journal_mode="+mode+"&_busy_timeout=10000")
+			const n = 6
+			db.SetMaxOpenConns(n + 1)
+			db.SetMaxIdleConns(n + 1)
+			testMustExec(t, db, "CREATE TABLE t(w INT)")
+			holder := testConn(t, db)
+			testMustExec(t, holder, "BEGIN IMMEDIATE")
+			conns := make([]*sql.Conn, n)
+			for i := range conns {
+				conns[i] = testConn(t, db)
+			}
+			var wg sync.WaitGroup
+			errs := make([]error, n)
+			for i := range n {
+				wg.Go(func() { _, errs[i] = conns[i].ExecContext(context.Background(), "INSERT INTO t VALUES (?)", i) })
+				// Each arrives while the earlier ones sleep (SQLite's own schedule
+				// would have them wake in another order).
+				time.Sleep(70 * time.Millisecond)
+			}
+			testMustExec(t, holder, "COMMIT")
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("writer %d: %v", i, err)
+				}
+			}
+			rows, err := holder.QueryContext(context.Background(), "SELECT w FROM t ORDER BY rowid")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var order []int
+			for rows.Next() {
+				var w int
+				rows.Scan(&w)
+				order = append(order, w)
+			}
+			rows.Close()
+			if fmt.Sprint(order) != "[0 1 2 3 4 5]" {
+				t.Errorf("writers got the lock in the order %v, want the order they came in", order)
+			}
+		})
+	}
+}
+
+// A wait for a lock held in this process ends at the busy timeout, or at
+// its context's end, as it did when it slept; the connection then works.
+func TestShareWaitEnds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "e.db")
+	db := openTestDB(t, path+"?_journal_mode=WAL&_txlock=immediate&_busy_timeout=5000")
+	db.SetMaxOpenConns(2)
+	testMustExec(t, db, "CREATE TABLE t(x)")
+	holder := testConn(t, db)
+	testMustExec(t, holder, "BEGIN IMMEDIATE")
+
+	short := openTestDB(t, path+"?_busy_timeout=300")
+	start := time.Now()
+	_, err := short.Exec("INSERT INTO t VALUES (1)")
+	took := time.Since(start)
+	if !errors.Is(err, ErrBusy) {
+		t.Errorf("with _busy_timeout=300: %v, want ErrBusy", err)
+	}
+	if took < 300*time.Millisecond || took > 600*time.Millisecond {
+		t.Errorf("with _busy_timeout=300 the wait took %v", took)
+	}
+	if st := shareStats(t, short); st.BusyTimeouts == 0 {
+		t.Errorf("FileStats.BusyTimeouts = 0 after a busy timeout")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	_, err = db.ExecContext(ctx, "INSERT INTO t VALUES (2)")
+	took = time.Since(start)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("with a 150ms context: %v, want context.DeadlineExceeded", err)
+	}
+	if took < 150*time.Millisecond || took > 400*time.Millisecond {
+		t.Errorf("with a 150ms context the wait took %v", took)
+	}
+	if st := shareStats(t, db); st.WriteQueue != 0 {
+		t.Errorf("%d connections still queued after their waits ended", st.WriteQueue)
+	}
+
+	testMustExec(t, holder, "COMMIT")
+	testMustExec(t, short, "INSERT INTO t VALUES (3)")
+	testMustExec(t, db, "INSERT INTO t VALUES (4)")
+	if n := testQueryInt(t, db, "SELECT count(*) FROM t"); n != 2 {
+		t.Errorf("%d rows, want 2", n)
+	}
+}
+
+// The same file by two paths (a symbolic link, a relative path) is one file.
+func TestShareOneFileTwoPaths(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.db")
+	link := filepath.Join(dir, "link.db")
+	a := openTestDB(t, path+"?_journal_mode=WAL")
+	testMustExec(t, a, "CREATE TABLE t(x)")
+	if err := os.Symlink(path, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	b := openTestDB(t, "file:"+filepath.ToSlash(link)+"?_busy_timeout=5000")
+	sb := shareStats(t, b)
+	sa := shareStats(t, a)
+	if sa.Connections != 2 || sb.Connections != 2 {
+		t.Errorf("connections seen through the two paths: %d and %d, want 2 and 2", sa.Connections, sb.Connections)
+	}
+	holder := testConn(t, a)
+	testMustExec(t, holder, "BEGIN IMMEDIATE")
+	done := make(chan error, 1)
+	go func() { _, err := b.Exec("INSERT INTO t VALUES (1)"); done <- err }()
+	time.Sleep(100 * time.Millisecond)
+	if st := shareStats(t, a); st.WriteQueue != 1 {
+		t.Errorf("through the link, the writer is not in the file's queue: %+v", st)
+	}
+	testMustExec(t, holder, "COMMIT")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// shareChildEnv makes TestShareChild the writer of TestShareTwoProcesses.
+const shareChildEnv = "FASTSQLITE_SHARE_CHILD"
+
+// Two processes write one file: this one through a pool of 4 writers, a
+// child process through its own connection. Each still gets the lock (the
+// other process's is polled, as before), and nothing is lost.
+func TestShareTwoProcesses(t *testing.T) {
+	for _, mode := range []string{"WAL", "DELETE"} {
+		t.Run(mode, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "p.db")
+			dsn := path + "?_journal_mode=" + mode + "&_txlock=immediate&_busy_timeout=20000"
+			db := openTestDB(t, dsn)
+			testMustExec(t, db, "CREATE TABLE t(p INT, n INT)")
+			const txs, rows = 60, 3
+			cmd := exec.Command(os.Args[0], "-test.run=^TestShareChild$", "-test.count=1", "-test.timeout=2m")
+			cmd.Env = append(os.Environ(), shareChildEnv+"="+dsn+"|"+strconv.Itoa(txs)+"|"+strconv.Itoa(rows))
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(out)
+			if !sc.Scan() || sc.Text() != "READY" {
+				t.Fatalf("child did not start: %s", stderr.String())
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, 4)
+			for w := range 4 {
+				wg.Go(func() {
+					for i := range txs {
+						tx, err := db.Begin()
+						if err == nil {
+							for range rows {
+								if _, err = tx.Exec("INSERT INTO t VALUES (?, ?)", w, i); err != nil {
+									break
+								}
+							}
+							if err == nil {
+								err = tx.Commit()
+							} else {
+								tx.Rollback()
+							}
+						}
+						if err != nil {
+							errs <- err
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Errorf("this process: %v", err)
+			}
+			done := false
+			for sc.Scan() {
+				done = done || sc.Text() == "DONE"
+			}
+			if err := cmd.Wait(); err != nil || !done {
+				t.Fatalf("child: %v, done %v\n%s", err, done, stderr.String())
+			}
+			if n := testQueryInt(t, db, "SELECT count(*) FROM t WHERE p = -1"); n != txs*rows {
+				t.Errorf("the child's rows: %d, want %d", n, txs*rows)
+			}
+			if n := testQueryInt(t, db, "SELECT count(*) FROM t WHERE p >= 0"); n != 4*txs*rows {
+				t.Errorf("this process's rows: %d, want %d", n, 4*txs*rows)
+			}
+			if s := testQueryInt(t, db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'"); s != 0 {
+				t.Errorf("integrity_check found %d problems", s)
+			}
+		})
+	}
+}
+
+// TestShareChild is TestShareTwoProcesses's child: it writes its rows (p =
+// -1) in transactions, then prints DONE.
+func TestShareChild(t *testing.T) {
+	spec := os.Getenv(shareChildEnv)
+	if spec == "" {
+		t.Skip("run by TestShareTwoProcesses")
+	}
+	parts := strings.Split(spec, "|")
+	txs, _ := strconv.Atoi(parts[1])
+	rows, _ := strconv.Atoi(parts[2])
+	db, err := sql.Open("sqlite3", parts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if err := db.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("READY")
+	for i := range txs {
+		tx, err := db.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range rows {
+			if _, err := tx.Exec("INSERT INTO t VALUES (-1, ?)", i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fmt.Println("DONE")
+}
+
+// walBoundSeconds is how long TestWALBound writes and reads
+// (WAL_BOUND_SECONDS; .ci/run's reliability step runs it 60 s).
+func walBoundSeconds() time.Duration {
+	if s, err := strconv.Atoi(os.Getenv("WAL_BOUND_SECONDS")); err == nil && s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return 3 * time.Second
+}
+
+// One writer and 8 readers whose queries always overlap: the WAL file
+// stays under _wal_bound, where without the bound it grows past it.
+func TestWALBound(t *testing.T) {
+	const bound = defaultWALBound
+	for _, on := range []bool{true, false} {
+		t.Run(fmt.Sprintf("bound=%v", on), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "b.db")
+			dsn := path + "?_journal_mode=WAL&_txlock=immediate"
+			if !on {
+				dsn += "&_wal_bound=0"
+			}
+			db := openTestDB(t, dsn)
+			db.SetMaxOpenConns(9)
+			db.SetMaxIdleConns(9)
+			testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)")
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			var failed atomic.Int64
+			var maxWAL atomic.Int64
+			fail := func(what string, err error) {
+				if failed.Add(1) <= 5 {
+					t.Errorf("%s: %v", what, err)
+				}
+			}
+			for r := range 8 {
+				wg.Go(func() {
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						// Short queries that overlap: some reader always holds an
+						// older snapshot.
+						rows, err := db.Query("SELECT id FROM t WHERE id > (SELECT max(id) FROM t) - 50")
+						if err != nil {
+							fail("reader", err)
+							return
+						}
+						for rows.Next() {
+						}
+						if err := rows.Err(); err != nil {
+							fail("reader", err)
+						}
+						rows.Close()
+						time.Sleep(time.Duration(r) * 100 * time.Microsecond)
+					}
+				})
+			}
+			wg.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > maxWAL.Load() {
+						maxWAL.Store(fi.Size())
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+			})
+			deadline := time.Now().Add(walBoundSeconds())
+			rowsWritten := 0
+			for time.Now().Before(deadline) {
+				tx, err := db.Begin()
+				if err != nil {
+					fail("begin", err)
+					break
+				}
+				for range 10 {
+					if _, err = tx.Exec("INSERT INTO t(v) VALUES (randomblob(1000))"); err != nil {
+						break
+					}
+				}
+				if err == nil {
+					err = tx.Commit()
+				} else {
+					tx.Rollback()
+				}
+				if err != nil {
+					fail("writer", err)
+					break
+				}
+				rowsWritten += 10
+			}
+			close(stop)
+			wg.Wait()
+			st := shareStats(t, db)
+			t.Logf("%+v", st)
+			t.Logf("%d rows written; largest WAL %.1f MiB; %d checkpoints (%d failed), readers held %d times (max %v)",
+				rowsWritten, float64(maxWAL.Load())/(1<<20), st.Checkpoints, st.CheckpointsFailed, st.ReadersHeld, st.ReadersHeldMax)
+			if on {
+				if maxWAL.Load() > bound {
+					t.Errorf("the WAL reached %d bytes, over the bound of %d", maxWAL.Load(), bound)
+				}
+				if st.Checkpoints == 0 {
+					t.Errorf("no checkpoint by the bound: %+v", st)
+				}
+				if st.ReadersHeldMax > 500*time.Millisecond {
+					t.Errorf("a reader was held %v", st.ReadersHeldMax)
+				}
+			} else if st.Checkpoints != 0 {
+				t.Errorf("_wal_bound=0 ran %d checkpoints", st.Checkpoints)
+			}
+		})
+	}
+}
+
+// PRAGMA busy_timeout reads the DSN's _busy_timeout, as on mattn.
+func TestPragmaBusyTimeoutReadsDSN(t *testing.T) {
+	if !stepsAheadBuilt() {
+		t.Skip("the bridge sets it in the amalgamation it is compiled with")
+	}
+	db := openTestDB(t, filepath.Join(t.TempDir(), "p.db")+"?_busy_timeout=1234")
+	if n := testQueryInt(t, db, "PRAGMA busy_timeout"); n != 1234 {
+		t.Errorf("PRAGMA busy_timeout = %d, want 1234", n)
+	}
+}
+
+// A bad _wal_bound is an error that names it.
+func TestWALBoundDSN(t *testing.T) {
+	for _, v := range []string{"-1", "x", "1.5"} {
+		db, err := sql.Open("sqlite3", filepath.Join(t.TempDir(), "d.db")+"?_wal_bound="+v)
+		if err == nil {
+			err = db.Ping()
+			db.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), "_wal_bound") {
+			t.Errorf("_wal_bound=%s: %v, want an error naming it", v, err)
+		}
+	}
+	if _, err := Stats(context.Background(), openTestDB(t, ":memory:")); err != nil {
+		t.Errorf("Stats of :memory:: %v", err)
+	}
+}
