@@ -296,7 +296,7 @@ static void share_drop_write(bridge_vfile *v) {
   share_lock(&f->mu);
   if (f->owner == v) f->owner = 0;
   add(&f->released, 1);
-  share_broadcast(&f->cv);
+  if (f->nwait > 0) share_broadcast(&f->cv); /* waiters count themselves under mu */
   share_unlock(&f->mu);
 }
 
