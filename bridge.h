@@ -354,6 +354,14 @@ const char *bridge_share_vfs(void);
 void bridge_share_link(bridge_conn *c);
 void bridge_share_unlink(bridge_conn *c);
 
+/* The address of c's main database's entry, naming the file (NULL: none). */
+void *bridge_share_file_key(bridge_conn *c);
+
+/* The busy timeout in ms of c, if c must take its file's write turn in Go
+** before a write (gate.go): its busy handler is the bridge's, and it holds no
+** transaction and runs no step. -1 otherwise. */
+int bridge_turn_timeout(bridge_conn *c);
+
 /* Called by the bridge's busy handler: waits for the lock the calling
 ** thread was last refused on c's main database, until deadline, polling a
 ** lock held by another process every slice (ns), and returning by wake in

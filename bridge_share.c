@@ -148,8 +148,9 @@ static sqlite3_mutex *share_reg;
 ** The busy handler that SQLite calls next on this thread takes it. */
 static _Thread_local struct {
   bridge_vfile *v;
-  int write;
+  int write; /* 1: the write lock; SHARE_READER: a rollback journal's SHARED; 0: another */
 } share_refused;
+#define SHARE_READER 2
 static _Thread_local char share_thread;
 
 #ifdef _WIN32
@@ -386,7 +387,7 @@ static int share_xlock(sqlite3_file *p, int level) {
     rc = v->real->pMethods->xLock(v->real, level);
     if ((rc & 0xff) == SQLITE_BUSY) {
       share_refused.v = v;
-      share_refused.write = 0;
+      share_refused.write = level == SQLITE_LOCK_SHARED ? SHARE_READER : 0;
     }
   }
   if (rc == SQLITE_OK) v->level = level;
@@ -599,6 +600,13 @@ void bridge_share_link(bridge_conn *c) {
   c->vfile->conn = c;
 }
 
+void *bridge_share_file_key(bridge_conn *c) { return c->vfile ? (void *)c->vfile->file : 0; }
+
+int bridge_turn_timeout(bridge_conn *c) {
+  if (!c->vfile || c->depth > 0 || !bridge_busy_ours(c) || sqlite3_txn_state(c->db, 0) != SQLITE_TXN_NONE) return -1;
+  return c->busy->timeout_ms;
+}
+
 void bridge_share_unlink(bridge_conn *c) {
   if (c->vfile) c->vfile->conn = 0;
   c->vfile = 0;
@@ -613,8 +621,11 @@ int bridge_share_wait(bridge_conn *c, int64_t deadline, int64_t slice, int64_t w
   int64_t now = bridge_share_now(), poll, until;
   share_refused.v = 0;
   /* Compared before any use: a refusal on this thread may be a closed
-  ** connection's. */
-  if (!v || v != c->vfile) return -1;
+  ** connection's. A reader kept out of a rollback journal by a commit sleeps
+  ** as before: woken at every release, many readers would keep retrying
+  ** (the commit holds PENDING until the last reader leaves) and take the
+  ** CPU the commit needs. */
+  if (!v || v != c->vfile || write == SHARE_READER) return -1;
   f = v->file;
   if (write && !v->is_wal && v->level >= SQLITE_LOCK_RESERVED) write = 0;
   share_lock(&f->mu);

@@ -18,6 +18,26 @@ func duration(ns C.int64_t) time.Duration { return time.Duration(ns) }
 // into C memory, before the connection is used.
 func cSetWALBound(h connHandle, n int64) { h.wal_bound = C.sqlite3_int64(n) }
 
+// cShareFileKey returns the address of the bridge_file of the connection's
+// main database (0: none), which names the file among the process's
+// connections while one of them has it open.
+func cShareFileKey(h connHandle) uintptr { return uintptr(C.bridge_share_file_key(h)) }
+
+// cTurnTimeout returns the busy timeout in ms of a connection that must take
+// its file's write turn before writing (gate.go), or -1 when it must not.
+func cTurnTimeout(h connHandle) int { return int(C.bridge_turn_timeout(h)) }
+
+// cTxnNone reports whether the connection holds no transaction.
+func cTxnNone(h connHandle) bool { return C.sqlite3_txn_state(h.db, nil) == C.SQLITE_TXN_NONE }
+
+// cSetWaitLeft makes the connection's busy waits end within d from now.
+func cSetWaitLeft(h connHandle, d time.Duration) {
+	h.wait_until = C.sqlite3_int64(C.bridge_share_now() + C.int64_t(d))
+}
+
+// cClearWait lifts cSetWaitLeft's limit (a store into C memory).
+func cClearWait(h connHandle) { h.wait_until = 0 }
+
 // cShareStats calls bridge_share_stats; false when the connection's main
 // database is not a file of the driver's VFS.
 func cShareStats(h connHandle, out *FileStats) bool {
@@ -53,8 +73,21 @@ func cShareStats(h connHandle, out *FileStats) bool {
 func (c *SQLiteConn) FileStats() (FileStats, bool) {
 	defer c.core.unlock(c.core.lock())
 	var st FileStats
-	if c.closed.Load() {
+	if c.closed.Load() || !cShareStats(c.h, &st) {
 		return st, false
 	}
-	return st, cShareStats(c.h, &st)
+	if g := c.core.gate; g != nil {
+		st.WriteWaits += g.waits.Load()
+		st.WriteWaitTime += time.Duration(g.waitNS.Load())
+		st.WriteWaitMax = max(st.WriteWaitMax, time.Duration(g.waitMaxNS.Load()))
+		st.BusyTimeouts += g.timeouts.Load()
+		g.mu.Lock()
+		for _, w := range g.waiters {
+			if w != nil {
+				st.WriteQueue++
+			}
+		}
+		g.mu.Unlock()
+	}
+	return st, true
 }

@@ -666,9 +666,13 @@ func (c *SQLiteConn) SetBusyHandler(callback func(count int) bool) error {
 // sqlite3_busy_handler (https://sqlite.org/c3ref/busy_handler.html); the wait
 // is in C, with no callback into Go. Cost: one cgo call to install.
 //
-// PRAGMA busy_timeout reports 0 while it is installed (SQLite only knows its
-// own handler's timeout); a later PRAGMA busy_timeout replaces it. d <= 0
-// removes any busy handler. Not in mattn/go-sqlite3.
+// A lock that another connection of this process holds on the same file is
+// handed over when it is released, in arrival order (share.go).
+//
+// PRAGMA busy_timeout reports d (in the default build; 0 with the
+// libsqlite3 tag); a later PRAGMA busy_timeout replaces it with SQLite's own
+// sleeping handler. d <= 0 removes any busy handler. Not in
+// mattn/go-sqlite3.
 func (c *SQLiteConn) SetBusyTimeout(d time.Duration) error {
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {

@@ -66,6 +66,9 @@ type connCore struct {
 	orphans  []stmtHandle // collected statements to finalize
 	dead     bool         // the SQLiteConn was collected: close when next unlocked
 	cleanups []func()     // run after the database closes (SQLiteConn.onClose); under mu
+
+	gate *writeGate // the file's write turn, nil for none (gate.go); set at open
+	turn bool       // this connection has the turn; under mu
 }
 
 // lock takes the connection for one operation and returns what unlock
@@ -112,6 +115,9 @@ func (k *connCore) unlock(held bool) {
 	if k.pending.Load() != 0 {
 		k.reapLocked()
 	}
+	if k.turn {
+		k.endTurn()
+	}
 	k.mu.Unlock()
 	// A cleanup that queued its statement while we held the lock, after the
 	// check above, relies on us: it saw the lock held.
@@ -154,6 +160,13 @@ func (k *connCore) reapLocked() {
 func (k *connCore) closeLocked() int {
 	rc := cClose(k.h)
 	k.h = nil
+	if k.gate != nil {
+		if k.turn {
+			k.endTurn()
+		}
+		k.gate.drop()
+		k.gate = nil
+	}
 	k.omu.Lock()
 	k.orphans = nil
 	k.pending.Store(0)

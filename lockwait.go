@@ -37,6 +37,10 @@ import (
 // time. A wait that asks too soon asks again later.
 const busyCollectGap = 500 * time.Millisecond
 
+// busyCollectAfter is how long a wait goes on before it asks for a
+// collection (BRIDGE_BUSY_COLLECT_MS in bridge.c; gate.go's waits too).
+const busyCollectAfter = 100 * time.Millisecond
+
 var busyCollect struct {
 	running atomic.Bool
 	last    atomic.Int64 // when the last one started, in monoNow's time

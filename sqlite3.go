@@ -93,6 +93,9 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 	cSetWALBound(h, cfg.walBound)
 	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, deferFK: cfg.deferFK, strict: cfg.strict, word: word}
 	c.core = &connCore{h: h, word: word, id: coreIDs.Add(1)}
+	if key := cShareFileKey(h); key != 0 {
+		c.core.gate = gateFor(key) // gate.go
+	}
 	c.cleanup = runtime.AddCleanup(c, collectConn, c.core) // lifetime.go
 	c.cache.max = cfg.stmtCacheSize
 	if cfg.busyTimeout > 0 {
@@ -455,6 +458,12 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	begin := c.txlock
 	if opts.ReadOnly {
 		begin = "BEGIN" // a reader takes no write lock, whatever _txlock says
+	}
+	if begin != "BEGIN" {
+		if err := c.takeTurn(ctx, false); err != nil { // gate.go
+			c.endReadOnly()
+			return nil, err
+		}
 	}
 	if _, err := c.execContext(ctx, begin, nil); err != nil {
 		c.endReadOnly()

@@ -1,0 +1,205 @@
+//go:build cgo
+
+package sqlite3
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The write turn: connections of this process on one file take turns to
+// write, waiting in Go (share.go has the whole picture).
+//
+// SQLite has one writer at a time per file. The VFS of bridge_share.c already
+// hands its write lock over in arrival order, but a connection waiting there
+// waits on an OS thread, blocked in C: every hand-over wakes a thread, and
+// on a loaded machine that costs as much as the transaction. So before a
+// statement that will take the write lock for a transaction that holds
+// nothing yet, the connection first takes its file's turn here: a FIFO of
+// goroutines, whose hand-over is a goroutine switch (as with the hand-built
+// single-writer pool, a second sql.DB with SetMaxOpenConns(1)). It keeps the
+// turn until it holds no transaction any more, looked at as each operation
+// ends (connCore.unlock). The turn is taken by Exec and Query of a statement
+// that is not read-only, and by BeginTx with _txlock=immediate or exclusive;
+// what it cannot foresee (a script's later statements, the direct API, a
+// transaction that read first) still waits in bridge_share.c's queue.
+//
+// Only connections whose busy handler is the driver's take turns, and only
+// while the file has two or more connections in the process: alone, a
+// connection pays nothing. The wait ends at the busy timeout with "database
+// is locked" (ErrBusy), or when the statement's context is done, as a wait
+// in SQLite's busy handler does; what is left of the timeout then bounds
+// the wait for a lock of another process.
+
+// writeGate is one file's turn.
+type writeGate struct {
+	key   uintptr      // the file's bridge_file, while a connection has it open
+	conns atomic.Int32 // connections of the process using it (under gates.mu)
+
+	mu      sync.Mutex
+	held    bool
+	waiters []*chan struct{} // in arrival order; nil entries left the queue
+
+	// For FileStats.
+	waits, waitNS, waitMaxNS, timeouts atomic.Int64
+}
+
+var gates struct {
+	mu sync.Mutex
+	m  map[uintptr]*writeGate
+}
+
+// gateFor returns the gate of the file whose bridge_file is key, counting
+// one more connection on it.
+func gateFor(key uintptr) *writeGate {
+	gates.mu.Lock()
+	defer gates.mu.Unlock()
+	if gates.m == nil {
+		gates.m = make(map[uintptr]*writeGate)
+	}
+	g := gates.m[key]
+	if g == nil {
+		g = &writeGate{key: key}
+		gates.m[key] = g
+	}
+	g.conns.Add(1)
+	return g
+}
+
+// drop counts one connection less on g, forgetting it after the last.
+func (g *writeGate) drop() {
+	gates.mu.Lock()
+	defer gates.mu.Unlock()
+	if g.conns.Add(-1) == 0 {
+		delete(gates.m, g.key)
+	}
+}
+
+// acquire waits for g's turn, at most timeout or until ctx is done, and
+// returns how long it waited.
+func (g *writeGate) acquire(ctx context.Context, timeout time.Duration) (time.Duration, error) {
+	g.mu.Lock()
+	if !g.held && len(g.waiters) == 0 {
+		g.held = true
+		g.mu.Unlock()
+		return 0, nil
+	}
+	ch := make(chan struct{})
+	g.waiters = append(g.waiters, &ch)
+	g.mu.Unlock()
+
+	start := time.Now()
+	limit := time.NewTimer(timeout)
+	defer limit.Stop()
+	// A Rows dropped without Close may hold the turn: its cleanup gives it
+	// back, after a collection (lockwait.go), as in the busy handler.
+	collect := time.NewTimer(busyCollectAfter)
+	defer collect.Stop()
+	var err error
+	for err == nil {
+		select {
+		case <-ch:
+			d := time.Since(start)
+			g.count(d)
+			return d, nil
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-limit.C:
+			err = errBusyTurn
+			g.timeouts.Add(1)
+		case <-collect.C:
+			collectForBusyWait()
+			collect.Reset(busyCollectGap)
+		}
+	}
+	g.mu.Lock()
+	for i, w := range g.waiters {
+		if w == &ch {
+			g.waiters[i] = nil
+			g.mu.Unlock()
+			return 0, err
+		}
+	}
+	g.mu.Unlock()
+	// The turn came as the wait ended: pass it on.
+	g.release()
+	return 0, err
+}
+
+// release gives the turn to the first waiter, if any.
+func (g *writeGate) release() {
+	g.mu.Lock()
+	for len(g.waiters) > 0 {
+		w := g.waiters[0]
+		g.waiters[0] = nil
+		g.waiters = g.waiters[1:]
+		if w != nil {
+			g.mu.Unlock()
+			close(*w) // held stays true: the turn is the waiter's now
+			return
+		}
+	}
+	g.waiters = nil
+	g.held = false
+	g.mu.Unlock()
+}
+
+func (g *writeGate) count(d time.Duration) {
+	g.waits.Add(1)
+	g.waitNS.Add(int64(d))
+	for {
+		m := g.waitMaxNS.Load()
+		if int64(d) <= m || g.waitMaxNS.CompareAndSwap(m, int64(d)) {
+			return
+		}
+	}
+}
+
+// errBusyTurn is SQLite's "database is locked", for a wait for the turn
+// that ran out.
+var errBusyTurn = Error{Code: ErrBusy, ExtendedCode: ErrNoExtended(ErrBusy), err: "database is locked", offset: -1}
+
+// takeTurn takes the connection's write turn before a statement that will
+// take the write lock (readonly: it will not), if it needs one.
+func (c *SQLiteConn) takeTurn(ctx context.Context, readonly bool) error {
+	k := c.core
+	if readonly || k.gate == nil || k.turn || k.gate.conns.Load() < 2 {
+		return nil
+	}
+	ms := cTurnTimeout(k.h)
+	if ms < 0 {
+		return nil // not the driver's busy handler, or in a transaction already
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	timeout := time.Duration(ms) * time.Millisecond
+	waited, err := k.gate.acquire(ctx, timeout)
+	if err != nil {
+		if err == errBusyTurn {
+			return err
+		}
+		return c.contextError(ctx)
+	}
+	k.turn = true
+	if waited > 0 {
+		// The wait for a lock of another process gets what is left.
+		cSetWaitLeft(k.h, max(timeout-waited, time.Millisecond))
+	}
+	return nil
+}
+
+// endTurn gives the turn back once the connection holds no transaction;
+// called as each operation ends (connCore.unlock), and at close.
+func (k *connCore) endTurn() {
+	if k.h != nil {
+		cClearWait(k.h)
+		if !cTxnNone(k.h) {
+			return
+		}
+	}
+	k.turn = false
+	k.gate.release()
+}
