@@ -82,11 +82,7 @@ func (c *SQLiteConn) FileStats() (FileStats, bool) {
 		st.WriteWaitMax = max(st.WriteWaitMax, time.Duration(g.waitMaxNS.Load()))
 		st.BusyTimeouts += g.timeouts.Load()
 		g.mu.Lock()
-		for _, w := range g.waiters {
-			if w != nil {
-				st.WriteQueue++
-			}
-		}
+		st.WriteQueue += len(g.waiters)
 		g.mu.Unlock()
 	}
 	return st, true
