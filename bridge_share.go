@@ -82,7 +82,11 @@ func (c *SQLiteConn) FileStats() (FileStats, bool) {
 		st.WriteWaitMax = max(st.WriteWaitMax, time.Duration(g.waitMaxNS.Load()))
 		st.BusyTimeouts += g.timeouts.Load()
 		g.mu.Lock()
-		st.WriteQueue += len(g.waiters)
+		for _, w := range g.waiters {
+			if w != nil {
+				st.WriteQueue++
+			}
+		}
 		g.mu.Unlock()
 	}
 	return st, true

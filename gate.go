@@ -40,7 +40,7 @@ type writeGate struct {
 
 	mu      sync.Mutex
 	held    bool
-	waiters []*gateWaiter // in arrival order
+	waiters []*chan struct{} // in arrival order; nil entries left the queue
 
 	// For FileStats.
 	waits, waitNS, waitMaxNS, timeouts atomic.Int64
@@ -77,35 +77,20 @@ func (g *writeGate) drop() {
 	}
 }
 
-// A gateWaiter is a connection waiting for the turn.
-type gateWaiter struct {
-	wake    chan struct{} // 1 slot: the turn was handed over, or is free to try for
-	since   time.Time
-	granted bool // handed over (under g.mu)
-}
-
-// handOverAfter is how long the first waiter may wait before the turn goes
-// to it directly. Until then a release only wakes it, and a connection that
-// is running (often the one that just released, starting its next write)
-// may take the turn first: a hand-over costs a goroutine switch, about as
-// much as a one-row transaction, and a run of transactions on the goroutine
-// that is already running costs none. Go's sync.Mutex makes the same trade
-// (its starvation mode starts at 1 ms).
-const handOverAfter = time.Millisecond
-
 // acquire waits for g's turn, at most timeout or until ctx is done, and
 // returns how long it waited.
 func (g *writeGate) acquire(ctx context.Context, timeout time.Duration) (time.Duration, error) {
 	g.mu.Lock()
-	if !g.held && (len(g.waiters) == 0 || time.Since(g.waiters[0].since) < handOverAfter) {
+	if !g.held && len(g.waiters) == 0 {
 		g.held = true
 		g.mu.Unlock()
 		return 0, nil
 	}
-	w := &gateWaiter{wake: make(chan struct{}, 1), since: time.Now()}
-	g.waiters = append(g.waiters, w)
+	ch := make(chan struct{})
+	g.waiters = append(g.waiters, &ch)
 	g.mu.Unlock()
 
+	start := time.Now()
 	limit := time.NewTimer(timeout)
 	defer limit.Stop()
 	// A Rows dropped without Close may hold the turn: its cleanup gives it
@@ -115,19 +100,10 @@ func (g *writeGate) acquire(ctx context.Context, timeout time.Duration) (time.Du
 	var err error
 	for err == nil {
 		select {
-		case <-w.wake:
-			g.mu.Lock()
-			if !w.granted && !g.held {
-				g.held, w.granted = true, true
-				g.remove(w)
-			}
-			ok := w.granted
-			g.mu.Unlock()
-			if ok {
-				d := time.Since(w.since)
-				g.count(d)
-				return d, nil
-			}
+		case <-ch:
+			d := time.Since(start)
+			g.count(d)
+			return d, nil
 		case <-ctx.Done():
 			err = ctx.Err()
 		case <-limit.C:
@@ -139,53 +115,34 @@ func (g *writeGate) acquire(ctx context.Context, timeout time.Duration) (time.Du
 		}
 	}
 	g.mu.Lock()
-	granted := w.granted
-	if !granted {
-		first := len(g.waiters) > 0 && g.waiters[0] == w
-		g.remove(w)
-		if first && !g.held && len(g.waiters) > 0 {
-			g.notify(g.waiters[0]) // it may be free: the next one tries
+	for i, w := range g.waiters {
+		if w == &ch {
+			g.waiters[i] = nil
+			g.mu.Unlock()
+			return 0, err
 		}
 	}
 	g.mu.Unlock()
-	if granted {
-		g.release() // the turn came as the wait ended: pass it on
-	}
+	// The turn came as the wait ended: pass it on.
+	g.release()
 	return 0, err
 }
 
-// remove takes w out of the queue; under g.mu.
-func (g *writeGate) remove(w *gateWaiter) {
-	for i, x := range g.waiters {
-		if x == w {
-			g.waiters = append(g.waiters[:i], g.waiters[i+1:]...)
+// release gives the turn to the first waiter, if any.
+func (g *writeGate) release() {
+	g.mu.Lock()
+	for len(g.waiters) > 0 {
+		w := g.waiters[0]
+		g.waiters[0] = nil
+		g.waiters = g.waiters[1:]
+		if w != nil {
+			g.mu.Unlock()
+			close(*w) // held stays true: the turn is the waiter's now
 			return
 		}
 	}
-}
-
-// notify wakes w, once; under g.mu.
-func (g *writeGate) notify(w *gateWaiter) {
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-}
-
-// release gives the turn back: straight to the first waiter once it has
-// waited handOverAfter, otherwise free, with the first waiter woken to try.
-func (g *writeGate) release() {
-	g.mu.Lock()
-	if len(g.waiters) == 0 {
-		g.held = false
-	} else if w := g.waiters[0]; time.Since(w.since) >= handOverAfter {
-		w.granted = true // held stays true: the turn is w's now
-		g.waiters = g.waiters[1:]
-		g.notify(w)
-	} else {
-		g.held = false
-		g.notify(w)
-	}
+	g.waiters = nil
+	g.held = false
 	g.mu.Unlock()
 }
 

@@ -10,17 +10,13 @@ import (
 // other (bridge_share.c), through a thin VFS named "fastsqlite" over the
 // default one (a vfs= parameter of the DSN opens without it):
 //
-//   - Writers take turns (their busy handler being the driver's:
-//     _busy_timeout or SetBusyTimeout). Before a statement that will write,
-//     for a transaction that holds nothing yet (Exec or Query of a statement
-//     that is not read-only, BeginTx with _txlock=immediate or exclusive), a
-//     connection takes its file's turn in Go, in arrival order (gate.go);
-//     what Go cannot foresee waits in the VFS, which hands SQLite's write
-//     lock over in arrival order too, waking the next waiter when the holder
-//     lets go instead of leaving it to sleep SQLite's schedule. A commit of
-//     a rollback journal waiting for readers wakes as each one leaves. Locks
-//     of other processes are polled as before, and the busy timeout and a
-//     context's end stop a wait as before.
+//   - A connection waiting for the write lock that another connection of the
+//     process holds (its busy handler being the driver's: _busy_timeout or
+//     SetBusyTimeout) is woken when that connection lets go, in arrival
+//     order, instead of sleeping SQLite's schedule; a transaction that
+//     starts while others wait queues behind them. Other lock waits wake at
+//     any release in the process. Locks of other processes are polled as
+//     before, and the busy timeout and a context's end stop a wait as before.
 //   - In WAL mode, once the WAL passes half of _wal_bound (default 16 MiB),
 //     the next connection to finish a statement outside a transaction
 //     checkpoints it and truncates it to zero, holding new read transactions
