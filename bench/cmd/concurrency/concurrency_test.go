@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -52,6 +54,33 @@ func TestTables(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("tables lack %q:\n%s", want, out)
+		}
+	}
+}
+
+// -report reads another build's lines from <driver>@<label>.txt, and the
+// chart draws a bar for it in every group without readers.
+func TestReportOtherBuildAndChart(t *testing.T) {
+	dir := t.TempDir()
+	line := "BenchmarkWriters/mode=shared/inserts=1/writers=16/readers=0-2 800 1000 ns/op 4000 tx/s 0.1 p50-ms 9 p99-ms 30 max-ms 0 errors 0 busy-errors\n"
+	for name, max := range map[string]string{"ours.txt": "30", "ours@old.txt": "300"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Replace(line, "30 max-ms", max+" max-ms", 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := readResults(dir, []string{"ours", "mattn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(r.drivers, ",") != "ours,ours@old" {
+		t.Fatalf("drivers %v, want ours and ours@old", r.drivers)
+	}
+	var b bytes.Buffer
+	r.writeChart(&b)
+	svg := b.String()
+	for _, want := range []string{"<title>ours: 30.0 ms</title>", "<title>ours@old: 300 ms</title>", "16 writers × one-insert transactions"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("chart lacks %q", want)
 		}
 	}
 }

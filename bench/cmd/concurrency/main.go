@@ -65,6 +65,9 @@ func main() {
 		if err := writeReport(res, *report, "results in "+*report); err != nil {
 			fatal(err)
 		}
+		if err := writeChartFile(res, filepath.Join(*report, "chart.svg")); err != nil {
+			fatal(err)
+		}
 		return
 	}
 
@@ -165,13 +168,23 @@ func writeReport(res *results, dir, setting string) error {
 }
 
 // readResults reads dir/<driver>.txt, as written by a run, for every driver
-// that has a file there.
+// that has a file there, then every dir/<driver>@<label>.txt: another
+// build of a driver (ours@3e660eb, the driver before a change), put there
+// by hand to be compared in the same tables.
 func readResults(dir string, drivers []string) (*results, error) {
 	var have []string
 	for _, d := range drivers {
 		if _, err := os.Stat(filepath.Join(dir, d+".txt")); err == nil {
 			have = append(have, d)
 		}
+	}
+	others, err := filepath.Glob(filepath.Join(dir, "*@*.txt"))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(others)
+	for _, f := range others {
+		have = append(have, strings.TrimSuffix(filepath.Base(f), ".txt"))
 	}
 	if len(have) == 0 {
 		return nil, fmt.Errorf("no results in %s", dir)
