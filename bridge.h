@@ -391,7 +391,8 @@ typedef struct bridge_file_stats {
   int64_t write_waits, write_wait_ns, write_wait_max_ns; /* queued waits that got the write lock */
   int64_t busy_timeouts;    /* waits of the bridge's busy handler that ran out */
   int64_t checkpoints, checkpoints_failed, checkpoint_ns; /* the WAL bound's */
-  int64_t last_checkpoint_rc, last_checkpoint_log, last_checkpoint_done;
+  int64_t last_checkpoint_rc; /* of the last one's TRUNCATE pass */
+  int64_t last_checkpoint_log, last_checkpoint_done; /* its PASSIVE pass: WAL frames, frames copied */
   int64_t gate_holds, gate_hold_ns, gate_hold_max_ns; /* read transactions the WAL bound held */
   int64_t wal_end, wal_size; /* bytes of the WAL in use; its size as written here */
   int64_t queued;           /* waiting for the write lock now */

@@ -715,14 +715,14 @@ void bridge_share_after(bridge_conn *c) {
   ** older frames, copy the rest and truncate the WAL. */
   c->depth++;
   start = bridge_share_now();
-  sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_PASSIVE, 0, 0);
+  sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &done);
   share_lock(&f->mu);
   f->gate_until = bridge_share_now() + (int64_t)BRIDGE_WAL_GATE_MS * 1000000;
   f->gate_thread = (const void *)&share_thread;
   store(&f->gate, 1);
   share_unlock(&f->mu);
   c->wait_until = f->gate_until;
-  rc = sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
+  rc = sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_TRUNCATE, 0, 0);
   c->wait_until = 0;
   share_lock(&f->mu);
   store(&f->gate, 0);

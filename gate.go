@@ -22,7 +22,8 @@ import (
 // single-writer pool, a second sql.DB with SetMaxOpenConns(1)). It keeps the
 // turn until it holds no transaction any more, looked at as each operation
 // ends (connCore.unlock). The turn is taken by Exec and Query of a statement
-// that is not read-only, and by BeginTx with _txlock=immediate or exclusive;
+// that is not read-only (BEGIN IMMEDIATE and EXCLUSIVE are not: BeginTx
+// with _txlock=immediate takes it for the whole transaction);
 // what it cannot foresee (a script's later statements, the direct API, a
 // transaction that read first) still waits in bridge_share.c's queue.
 //

@@ -45,8 +45,8 @@ type FileStats struct {
 	Checkpoints          int64         // run by the bound
 	CheckpointsFailed    int64         // of which a reader (or another process) held back
 	CheckpointTime       time.Duration // their total, readers held included
-	LastCheckpointFrames int           // the WAL's frames at the last one (-1 if it failed early)
-	LastCheckpointDone   int           // of which copied to the database
+	LastCheckpointFrames int           // the WAL's frames when the last one began (-1: unknown)
+	LastCheckpointDone   int           // of which its first pass copied before holding readers
 	ReadersHeld          int64         // read transactions the bound held while it ran
 	ReadersHeldTime      time.Duration // their total wait
 	ReadersHeldMax       time.Duration // the longest

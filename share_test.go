@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -158,51 +159,119 @@ func TestShareArrivalOrder(t *testing.T) {
 	}
 }
 
-// A wait for a lock held in this process ends at the busy timeout, or at
-// its context's end, as it did when it slept; the connection then works.
+// A wait ends at the busy timeout, or at its context's end, as it did when
+// it slept, whoever holds the lock: a connection of this process that took
+// the write turn (the wait is in Go), one that took SQLite's lock without it
+// (the wait is in the VFS's queue), or another process (polled); and the
+// connection works after.
 func TestShareWaitEnds(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "e.db")
-	db := openTestDB(t, path+"?_journal_mode=WAL&_txlock=immediate&_busy_timeout=5000")
-	db.SetMaxOpenConns(2)
-	testMustExec(t, db, "CREATE TABLE t(x)")
-	holder := testConn(t, db)
-	testMustExec(t, holder, "BEGIN IMMEDIATE")
+	for _, holderKind := range []string{"turn", "lock", "process"} {
+		t.Run(holderKind, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "e.db")
+			dsn := path + "?_journal_mode=WAL&_txlock=immediate&_busy_timeout=5000"
+			db := openTestDB(t, dsn)
+			db.SetMaxOpenConns(2)
+			testMustExec(t, db, "CREATE TABLE t(x)")
+			// The waiter: another pool's connection on the file, open before
+			// the holder takes the lock (a file's connections take turns once
+			// there are two).
+			short := openTestDB(t, path+"?_busy_timeout=300")
+			short.SetMaxOpenConns(1)
+			testQueryInt(t, short, "SELECT count(*) FROM t")
+			var release func()
+			switch holderKind {
+			case "turn":
+				tx, err := db.Begin() // BEGIN IMMEDIATE, after taking the turn
+				if err != nil {
+					t.Fatal(err)
+				}
+				release = func() { tx.Commit() }
+			case "lock":
+				holder := testConn(t, db)
+				// A script's later statements run in C, without taking the turn.
+				testMustExec(t, holder, "SELECT 1; BEGIN IMMEDIATE")
+				release = func() { testMustExec(t, holder, "COMMIT") }
+			case "process":
+				release = shareChildHolds(t, dsn)
+			}
 
-	short := openTestDB(t, path+"?_busy_timeout=300")
-	start := time.Now()
-	_, err := short.Exec("INSERT INTO t VALUES (1)")
-	took := time.Since(start)
-	if !errors.Is(err, ErrBusy) {
-		t.Errorf("with _busy_timeout=300: %v, want ErrBusy", err)
-	}
-	if took < 300*time.Millisecond || took > 600*time.Millisecond {
-		t.Errorf("with _busy_timeout=300 the wait took %v", took)
-	}
-	if st := shareStats(t, short); st.BusyTimeouts == 0 {
-		t.Errorf("FileStats.BusyTimeouts = 0 after a busy timeout")
-	}
+			start := time.Now()
+			_, err := short.Exec("INSERT INTO t VALUES (1)")
+			took := time.Since(start)
+			if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "database is locked") {
+				t.Errorf("with _busy_timeout=300: %v, want ErrBusy, database is locked", err)
+			}
+			if took < 300*time.Millisecond || took > 600*time.Millisecond {
+				t.Errorf("with _busy_timeout=300 the wait took %v", took)
+			}
+			if st := shareStats(t, short); holderKind != "process" && st.BusyTimeouts == 0 {
+				t.Errorf("FileStats.BusyTimeouts = 0 after a busy timeout")
+			}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
-	defer cancel()
-	start = time.Now()
-	_, err = db.ExecContext(ctx, "INSERT INTO t VALUES (2)")
-	took = time.Since(start)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("with a 150ms context: %v, want context.DeadlineExceeded", err)
-	}
-	if took < 150*time.Millisecond || took > 400*time.Millisecond {
-		t.Errorf("with a 150ms context the wait took %v", took)
-	}
-	if st := shareStats(t, db); st.WriteQueue != 0 {
-		t.Errorf("%d connections still queued after their waits ended", st.WriteQueue)
-	}
+			ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+			defer cancel()
+			start = time.Now()
+			_, err = short.ExecContext(ctx, "INSERT INTO t VALUES (2)")
+			took = time.Since(start)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("with a 150ms context: %v, want context.DeadlineExceeded", err)
+			}
+			if took < 150*time.Millisecond || took > 400*time.Millisecond {
+				t.Errorf("with a 150ms context the wait took %v", took)
+			}
+			if st := shareStats(t, short); st.WriteQueue != 0 {
+				t.Errorf("%d connections still queued after their waits ended", st.WriteQueue)
+			}
 
-	testMustExec(t, holder, "COMMIT")
-	testMustExec(t, short, "INSERT INTO t VALUES (3)")
-	testMustExec(t, db, "INSERT INTO t VALUES (4)")
-	if n := testQueryInt(t, db, "SELECT count(*) FROM t"); n != 2 {
-		t.Errorf("%d rows, want 2", n)
+			release()
+			testMustExec(t, short, "INSERT INTO t VALUES (3)")
+			testMustExec(t, db, "INSERT INTO t VALUES (4)")
+			if n := testQueryInt(t, db, "SELECT count(*) FROM t"); n != 2 {
+				t.Errorf("%d rows, want 2", n)
+			}
+		})
 	}
+}
+
+// shareChildHolds starts a child process that holds the write lock of dsn's
+// file (BEGIN IMMEDIATE) until the returned function is called.
+func shareChildHolds(t *testing.T, dsn string) func() {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestShareChild$", "-test.count=1", "-test.timeout=2m")
+	cmd.Env = append(os.Environ(), shareChildEnv+"="+dsn+"|hold")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() || sc.Text() != "READY" {
+		cmd.Process.Kill()
+		t.Fatalf("child did not start: %s", stderr.String())
+	}
+	done := false
+	stop := func() {
+		if done {
+			return
+		}
+		done = true
+		in.Close()
+		for sc.Scan() {
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("holding child: %v\n%s", err, stderr.String())
+		}
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 // The same file by two paths (a symbolic link, a relative path) is one file.
@@ -315,15 +384,14 @@ func TestShareTwoProcesses(t *testing.T) {
 }
 
 // TestShareChild is TestShareTwoProcesses's child: it writes its rows (p =
-// -1) in transactions, then prints DONE.
+// -1) in transactions, then prints DONE; or shareChildHolds's, holding the
+// write lock.
 func TestShareChild(t *testing.T) {
 	spec := os.Getenv(shareChildEnv)
 	if spec == "" {
 		t.Skip("run by TestShareTwoProcesses")
 	}
 	parts := strings.Split(spec, "|")
-	txs, _ := strconv.Atoi(parts[1])
-	rows, _ := strconv.Atoi(parts[2])
 	db, err := sql.Open("sqlite3", parts[0])
 	if err != nil {
 		t.Fatal(err)
@@ -333,6 +401,21 @@ func TestShareChild(t *testing.T) {
 	if err := db.Ping(); err != nil {
 		t.Fatal(err)
 	}
+	if parts[1] == "hold" {
+		// shareChildHolds: the write lock until stdin closes.
+		tx, err := db.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("READY")
+		io.Copy(io.Discard, os.Stdin)
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	txs, _ := strconv.Atoi(parts[1])
+	rows, _ := strconv.Atoi(parts[2])
 	fmt.Println("READY")
 	for i := range txs {
 		tx, err := db.Begin()

@@ -459,12 +459,6 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	if opts.ReadOnly {
 		begin = "BEGIN" // a reader takes no write lock, whatever _txlock says
 	}
-	if begin != "BEGIN" {
-		if err := c.takeTurn(ctx, false); err != nil { // gate.go
-			c.endReadOnly()
-			return nil, err
-		}
-	}
 	if _, err := c.execContext(ctx, begin, nil); err != nil {
 		c.endReadOnly()
 		return nil, err
