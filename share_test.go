@@ -208,9 +208,9 @@ func TestShareWaitEnds(t *testing.T) {
 				t.Errorf("FileStats.BusyTimeouts = 0 after a busy timeout")
 			}
 
+			start = time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 			defer cancel()
-			start = time.Now()
 			_, err = short.ExecContext(ctx, "INSERT INTO t VALUES (2)")
 			took = time.Since(start)
 			if !errors.Is(err, context.DeadlineExceeded) {
