@@ -132,6 +132,7 @@ struct bridge_vfile {
   bridge_file *file;    /* for main databases and WALs on a known file */
   bridge_conn *conn;    /* the connection whose main database this is, if any */
   int is_wal;
+  int shared;           /* 1 once two connections link it: a shared cache, left to SQLite; atomic */
   int level;            /* rollback-journal lock level held (SQLITE_LOCK_*) */
   int queued;           /* in file->head..tail */
   bridge_vfile *qnext, *qprev;
@@ -258,7 +259,7 @@ static void share_released(bridge_file *f) {
 /* Whether v's connection, taking the write lock now, may be refused and
 ** queued: see the top of the file. */
 static int share_may_queue(bridge_vfile *v) {
-  bridge_conn *c = v->conn;
+  bridge_conn *c = load(&v->shared) ? 0 : v->conn;
   return c && c->depth > 0 && bridge_busy_ours(c) && sqlite3_txn_state(c->db, 0) == SQLITE_TXN_NONE;
 }
 
@@ -597,13 +598,23 @@ void bridge_share_link(bridge_conn *c) {
   if (sqlite3_file_control(c->db, "main", SQLITE_FCNTL_FILE_POINTER, &p) != SQLITE_OK || !p) return;
   if (p->pMethods != &share_methods || !((bridge_vfile *)p)->file) return;
   c->vfile = (bridge_vfile *)p;
+  if (c->vfile->conn || load(&c->vfile->shared)) {
+    /* Another connection's file: connections in shared-cache mode share one
+    ** pager, and lock tables between them, not the file. They wait for each
+    ** other as before (SQLITE_LOCKED, or unlock-notify with its tag). */
+    store(&c->vfile->shared, 1);
+    c->vfile->conn = 0;
+    return;
+  }
   c->vfile->conn = c;
 }
 
-void *bridge_share_file_key(bridge_conn *c) { return c->vfile ? (void *)c->vfile->file : 0; }
+void *bridge_share_file_key(bridge_conn *c) {
+  return c->vfile && !load(&c->vfile->shared) ? (void *)c->vfile->file : 0;
+}
 
 int bridge_turn_timeout(bridge_conn *c) {
-  if (!c->vfile || c->depth > 0 || !bridge_busy_ours(c) || sqlite3_txn_state(c->db, 0) != SQLITE_TXN_NONE) return -1;
+  if (!c->vfile || load(&c->vfile->shared) || c->depth > 0 || !bridge_busy_ours(c) || sqlite3_txn_state(c->db, 0) != SQLITE_TXN_NONE) return -1;
   return c->busy->timeout_ms;
 }
 
@@ -625,7 +636,7 @@ int bridge_share_wait(bridge_conn *c, int64_t deadline, int64_t slice, int64_t w
   ** as before: woken at every release, many readers would keep retrying
   ** (the commit holds PENDING until the last reader leaves) and take the
   ** CPU the commit needs. */
-  if (!v || v != c->vfile || write == SHARE_READER) return -1;
+  if (!v || v != c->vfile || write == SHARE_READER || load(&v->shared)) return -1;
   f = v->file;
   if (write && !v->is_wal && v->level >= SQLITE_LOCK_RESERVED) write = 0;
   share_lock(&f->mu);
@@ -703,6 +714,7 @@ void bridge_share_after(bridge_conn *c) {
   int rc, log = -1, done = -1, zero = 0;
   if (!v) return;
   if (v->queued) bridge_share_leave(c);
+  if (load(&v->shared)) return;
   if (c->wal_bound <= 0 || !bridge_busy_ours(c)) return;
   f = v->file;
   end = load(&f->wal_end);

@@ -583,3 +583,36 @@ func TestWALBoundDSN(t *testing.T) {
 		t.Errorf("Stats of :memory:: %v", err)
 	}
 }
+
+// Connections in shared-cache mode share one file handle and lock tables,
+// not the file: a writer finds the other's table locked at once
+// (SQLITE_LOCKED), as without the driver's VFS; nobody waits in a queue.
+func TestShareSharedCacheUnchanged(t *testing.T) {
+	for _, vfs := range []string{"", "&vfs=unix"} {
+		t.Run("vfs="+vfs, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "sc.db")
+			db := openTestDB(t, "file:"+path+"?cache=shared&_busy_timeout=2000"+vfs)
+			db.SetMaxOpenConns(2)
+			testMustExec(t, db, "CREATE TABLE t(x)")
+			a, b := testConn(t, db), testConn(t, db)
+			testMustExec(t, a, "BEGIN IMMEDIATE")
+			testMustExec(t, a, "INSERT INTO t VALUES (1)")
+			start := time.Now()
+			_, err := b.ExecContext(context.Background(), "INSERT INTO t VALUES (2)")
+			if !errors.Is(err, ErrLocked) && !errors.Is(err, ErrBusy) {
+				t.Errorf("second writer: %v, want ErrLocked or ErrBusy", err)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("the second writer waited %v", d)
+			}
+			testMustExec(t, a, "COMMIT")
+			testMustExec(t, b, "INSERT INTO t VALUES (3)")
+			a.Raw(func(dc any) error {
+				if st, _ := dc.(*SQLiteConn).FileStats(); st.WriteWaits != 0 || st.WriteQueue != 0 {
+					t.Errorf("FileStats %+v: shared-cache connections queued", st)
+				}
+				return nil
+			})
+		})
+	}
+}
