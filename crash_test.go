@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -153,8 +152,8 @@ func crashCycles(t *testing.T) int {
 }
 
 func TestCrashRecovery(t *testing.T) {
-	if runtime.GOOS == "windows" || runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
-		t.Skip("needs SIGKILL and a re-executable test binary")
+	if runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
+		t.Skip("needs to kill a re-executed test binary")
 	}
 	if os.Getenv(crashChildEnv) != "" {
 		t.Skip("inside the child")
@@ -194,7 +193,7 @@ func TestCrashRecovery(t *testing.T) {
 // it opens (and so recovers) the database.
 func crashRunChild(t *testing.T, rng *rand.Rand, mode, dsn string, base int64) (ids []int64, early bool) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1", "-test.timeout=2m")
+	cmd := testBinaryCommand("-test.run=^TestCrashChild$", "-test.count=1", "-test.timeout=2m")
 	cmd.Env = append(os.Environ(), crashChildEnv+"="+mode+"|"+dsn+"|"+strconv.FormatInt(base, 10))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -218,7 +217,7 @@ func crashRunChild(t *testing.T, rng *rand.Rand, mode, dsn string, base int64) (
 	if early {
 		kill = time.After(time.Duration(rng.Int63n(int64(40 * time.Millisecond))))
 	}
-	ready := false
+	ready, endedByItself := false, false
 	deadline := time.After(60 * time.Second)
 	collect := func(line string) {
 		switch {
@@ -237,7 +236,8 @@ wait:
 		select {
 		case line, ok := <-lines:
 			if !ok {
-				break wait // the child ended by itself
+				endedByItself = true
+				break wait
 			}
 			collect(line)
 			if line == "READY" && !early {
@@ -250,18 +250,30 @@ wait:
 			break wait
 		}
 	}
-	_ = cmd.Process.Kill() // SIGKILL
+	_ = cmd.Process.Kill() // SIGKILL; TerminateProcess on Windows
 	for line := range lines {
 		collect(line) // whole lines still in the pipe were reported before the kill
 	}
 	err = cmd.Wait()
-	if ws, ok := cmd.ProcessState.Sys().(interface{ Signaled() bool }); !ok || !ws.Signaled() {
+	if !crashKilled(cmd.ProcessState, endedByItself) {
 		t.Fatalf("child exited by itself (%v) instead of being killed:\n%s", err, stderr.String())
 	}
 	if !ready && !early {
 		t.Fatalf("child never became ready:\n%s", stderr.String())
 	}
 	return ids, early
+}
+
+// crashKilled reports whether the child ended by the parent's kill. Windows
+// has no signals: TerminateProcess, which Kill calls, ends the process with
+// exit code 1, which a child's own failure also gives, so there the child
+// must also have been running (its output still open) when it was killed.
+func crashKilled(state *os.ProcessState, endedByItself bool) bool {
+	if runtime.GOOS == "windows" {
+		return !endedByItself && state.ExitCode() == 1
+	}
+	ws, ok := state.Sys().(interface{ Signaled() bool })
+	return ok && ws.Signaled()
 }
 
 // crashVerify reopens the database after a kill and checks it: integrity, all
