@@ -73,6 +73,9 @@ tally() {
 #     not implement), so every test that uses t.TempDir fails its cleanup.
 wine_removeall='Wine 8: os.RemoveAll fails, "unlinkat: Invalid function"=^[A-Za-z0-9_]+\.go:[0-9]+: TempDir RemoveAll cleanup: unlinkat .*: Invalid function\.$'
 
+# The lines of the reliability tests that say how much they did.
+reliability_counts='kill cycles|operations:|transactions committed|write transactions'
+
 platform_windows() {
 	apt_install gcc-mingw-w64-x86-64 wine64
 	local exe="$work/sqlite3.test.exe" t0
@@ -106,6 +109,14 @@ platform_windows() {
 	tally windows -artifact "$wine_removeall" <"$work/windows.log" || { rc=1; tail -30 "$work/windows.log"; }
 	tally windows-children -artifact "$wine_removeall" <"$work/windows-children.log" || rc=1
 
+	# .ci/run's full-size reliability: kills (TerminateProcess) with
+	# Windows' file locks and WAL index, tortures, concurrency.
+	t0=$SECONDS
+	CRASH_CYCLES=100 CANCEL_TORTURE_OPS=10000 EXCLUSION_TORTURE_SECONDS=20 timeout 1200 "$wine" "$exe" \
+		-test.v=test2json -test.count=1 -test.timeout=18m -test.run 'Crash|Torture|Concurrency|Collected' 2>&1 |
+		tally "windows full-size reliability" -show "$reliability_counts" -artifact "$wine_removeall" || rc=1
+	echo "windows: full-size reliability ran in $((SECONDS - t0)) s"
+
 	# Windows' own time zones: Wine turns the Unix TZ into a Windows zone,
 	# which Go's runtime reads through the Windows API (no tz database).
 	local tz offsets
@@ -114,7 +125,7 @@ platform_windows() {
 		tz=${tz%%:*}
 		TZ=$tz FASTSQLITE_TEST_LOCAL_OFFSETS=$offsets timeout 300 "$wine" "$exe" -test.v=test2json -test.count=1 \
 			-test.run '^(TestPlatformLocAuto|TestValueTime.*|TestTime.*|TestStrict.*Time.*)$' 2>&1 |
-			tally "windows TZ=$tz" -artifact "$wine_removeall" || rc=1
+			tally "windows TZ=$tz" -show "local zone" -artifact "$wine_removeall" || rc=1
 	done
 	return $rc
 }
@@ -128,12 +139,23 @@ platform_arm64() {
 	# The tests that re-execute their binary (crash, leak, out-of-memory)
 	# start it through qemu too: without binfmt_misc the kernel cannot run an
 	# arm64 binary, but the emulated process can run the emulator.
-	local qemu="qemu-aarch64-static -L /usr/aarch64-linux-gnu"
+	# CC: the extension tests build a shared library for the binary to load.
+	local qemu="qemu-aarch64-static -L /usr/aarch64-linux-gnu" rc=0
 	t0=$SECONDS
-	FASTSQLITE_TEST_EXEC_PREFIX="$qemu" timeout 2400 $qemu "$bin" -test.v=test2json -test.count=1 -test.timeout=38m \
-		>"$work/arm64.log" 2>&1 || true
+	CC=aarch64-linux-gnu-gcc FASTSQLITE_TEST_EXEC_PREFIX="$qemu" timeout 1200 $qemu "$bin" \
+		-test.v=test2json -test.count=1 -test.timeout=18m >"$work/arm64.log" 2>&1 || true
 	echo "arm64: suite ran in $((SECONDS - t0)) s"
-	tally arm64 <"$work/arm64.log" || { tail -30 "$work/arm64.log"; return 1; }
+	tally arm64 <"$work/arm64.log" || { rc=1; tail -30 "$work/arm64.log"; }
+	# Again at .ci/run's full size, what arm64's weaker memory ordering could
+	# break: the lifetime and exclusion tortures (the atomics of
+	# lifetime.go), the cancellation torture, the crash cycles, and the
+	# column batches that C fills and Go reads.
+	t0=$SECONDS
+	CRASH_CYCLES=100 CANCEL_TORTURE_OPS=10000 EXCLUSION_TORTURE_SECONDS=20 FASTSQLITE_TEST_EXEC_PREFIX="$qemu" \
+		timeout 1200 $qemu "$bin" -test.v=test2json -test.count=1 -test.timeout=18m \
+		-test.run 'Torture|Crash|Collected|Lifetime|RowsBatch' 2>&1 | tally "arm64 full-size reliability" -show "$reliability_counts" || rc=1
+	echo "arm64: full-size reliability ran in $((SECONDS - t0)) s"
+	return $rc
 }
 
 platform_musl() {

@@ -73,6 +73,7 @@ func main() {
 	var artifacts artifactFlags
 	src := flag.String("src", ".", "directory of the test files, to tell t.Log lines from failure messages")
 	label := flag.String("label", "tests", "what to call the run in the summary")
+	show := flag.String("show", "", "print the output lines of passing tests that match this regexp too (a torture's counts)")
 	flag.Var(&artifacts, "artifact", "NAME=REGEXP: a failure message of the platform, not of the code under test (repeatable)")
 	flag.Parse()
 
@@ -83,7 +84,65 @@ func main() {
 	}
 	logs := logLines{dir: *src, files: map[string][]string{}}
 
-	var passed, failed, skipped, subPassed, subFailed, subSkipped int
+	c, real := classify(tests, order, logs, artifacts)
+	fmt.Printf("%s: top-level tests and examples: %d passed, %d failed, %d skipped; subtests: %d passed, %d failed, %d skipped; failures not explained by an artifact: %d\n",
+		*label, c.passed, c.failed, c.skipped, c.subPassed, c.subFailed, c.subSkipped, len(real))
+	for _, name := range order {
+		if t := tests[name]; t.result == "skip" && !strings.Contains(name, "/") {
+			why := ""
+			if len(t.messages) > 0 {
+				why = ": " + strings.TrimSpace(location.ReplaceAllString(t.messages[0], ""))
+			}
+			fmt.Printf("%s: skipped %s%s\n", *label, name, why)
+		}
+	}
+	if *show != "" {
+		re, err := regexp.Compile(*show)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "testtally: -show:", err)
+			os.Exit(2)
+		}
+		for _, name := range order {
+			for _, m := range tests[name].messages {
+				if re.MatchString(m) {
+					fmt.Printf("%s: %s: %s\n", *label, name, strings.TrimSpace(m))
+				}
+			}
+		}
+	}
+	for _, a := range artifacts {
+		sort.Strings(a.tests)
+		fmt.Printf("%s: artifact %q: %d failures\n", *label, a.name, len(a.tests))
+		for _, n := range a.tests {
+			fmt.Printf("    %s\n", n)
+		}
+	}
+	if len(real) > 0 {
+		fmt.Printf("%s: %d failures that are not artifacts:\n", *label, len(real))
+		for _, r := range real {
+			fmt.Printf("--- %s\n", r)
+		}
+		os.Exit(1)
+	}
+	if pkgResult == "" {
+		fmt.Printf("%s: the run ended without its closing result (crash or timeout)\n", *label)
+		os.Exit(1)
+	}
+	if len(order) == 0 {
+		fmt.Printf("%s: no test ran\n", *label)
+		os.Exit(1)
+	}
+	fmt.Printf("%s: no failure but the artifacts above\n", *label)
+}
+
+type counts struct {
+	passed, failed, skipped, subPassed, subFailed, subSkipped int
+}
+
+// classify counts the results and returns the failures that the artifacts
+// do not explain; it adds each explained failure to its artifact's tests.
+func classify(tests map[string]*test, order []string, logs logLines, artifacts []*artifact) (counts, []string) {
+	var c counts
 	var real []string
 	for _, name := range order {
 		t := tests[name]
@@ -91,23 +150,23 @@ func main() {
 		switch t.result {
 		case "pass":
 			if sub {
-				subPassed++
+				c.subPassed++
 			} else {
-				passed++
+				c.passed++
 			}
 			continue
 		case "skip":
 			if sub {
-				subSkipped++
+				c.subSkipped++
 			} else {
-				skipped++
+				c.skipped++
 			}
 			continue
 		}
 		if sub {
-			subFailed++
+			c.subFailed++
 		} else {
-			failed++
+			c.failed++
 		}
 		if t.result == "" {
 			real = append(real, fmt.Sprintf("%s: the run ended inside it\n%s", name, strings.Join(t.messages, "\n")))
@@ -145,31 +204,7 @@ func main() {
 		}
 	}
 
-	fmt.Printf("%s: top-level tests and examples: %d passed, %d failed, %d skipped; subtests: %d passed, %d failed, %d skipped\n",
-		*label, passed, failed, skipped, subPassed, subFailed, subSkipped)
-	for _, a := range artifacts {
-		sort.Strings(a.tests)
-		fmt.Printf("%s: artifact %q: %d failures\n", *label, a.name, len(a.tests))
-		for _, n := range a.tests {
-			fmt.Printf("    %s\n", n)
-		}
-	}
-	if len(real) > 0 {
-		fmt.Printf("%s: %d failures that are not artifacts:\n", *label, len(real))
-		for _, r := range real {
-			fmt.Printf("--- %s\n", r)
-		}
-		os.Exit(1)
-	}
-	if pkgResult == "" {
-		fmt.Printf("%s: the run ended without its closing result (crash or timeout)\n", *label)
-		os.Exit(1)
-	}
-	if len(order) == 0 {
-		fmt.Printf("%s: no test ran\n", *label)
-		os.Exit(1)
-	}
-	fmt.Printf("%s: no failure but the artifacts above\n", *label)
+	return c, real
 }
 
 func read(r io.Reader) (map[string]*test, []string, string, error) {
@@ -252,8 +287,8 @@ type logLines struct {
 }
 
 // isLog reports whether message m was printed by a t.Log or t.Logf call: the
-// line it names, or the call that line continues (up to three lines above),
-// is one.
+// line it names is one, or continues the arguments of one (the lines above
+// it end in "," or "(").
 func (l logLines) isLog(m string) bool {
 	loc := location.FindStringSubmatch(m)
 	if loc == nil {
@@ -269,12 +304,12 @@ func (l logLines) isLog(m string) bool {
 	}
 	n, _ := strconv.Atoi(loc[2])
 	for i := n - 1; i >= 0 && i >= n-4 && i < len(lines); i-- {
-		s := lines[i]
+		s := strings.TrimSpace(lines[i])
+		if i < n-1 && !strings.HasSuffix(s, ",") && !strings.HasSuffix(s, "(") {
+			return false
+		}
 		if strings.Contains(s, ".Log(") || strings.Contains(s, ".Logf(") {
 			return true
-		}
-		if i < n-1 && strings.HasSuffix(strings.TrimSpace(s), ")") {
-			break // an earlier statement: the named line does not continue it
 		}
 	}
 	return false
