@@ -20,8 +20,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -193,17 +195,7 @@ func TestCrashRecovery(t *testing.T) {
 // it opens (and so recovers) the database.
 func crashRunChild(t *testing.T, rng *rand.Rand, mode, dsn string, base int64) (ids []int64, early bool) {
 	t.Helper()
-	cmd := testBinaryCommand("-test.run=^TestCrashChild$", "-test.count=1", "-test.timeout=2m")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+mode+"|"+dsn+"|"+strconv.FormatInt(base, 10))
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdout, stderr := crashStartChild(t, crashChildEnv+"="+mode+"|"+dsn+"|"+strconv.FormatInt(base, 10))
 	lines := make(chan string, 1024)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -254,7 +246,7 @@ wait:
 	for line := range lines {
 		collect(line) // whole lines still in the pipe were reported before the kill
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if !crashKilled(cmd.ProcessState, endedByItself) {
 		t.Fatalf("child exited by itself (%v) instead of being killed:\n%s", err, stderr.String())
 	}
@@ -262,6 +254,32 @@ wait:
 		t.Fatalf("child never became ready:\n%s", stderr.String())
 	}
 	return ids, early
+}
+
+// crashStartChild starts a child with env added to its environment, trying
+// three times: Wine's CreateProcess fails now and then ("Internal error")
+// while it is still ending the child killed just before. A child that never
+// started ran nothing of the driver, so trying again hides no failure.
+func crashStartChild(t *testing.T, env string) (*exec.Cmd, io.Reader, *strings.Builder) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		cmd := testBinaryCommand("-test.run=^TestCrashChild$", "-test.count=1", "-test.timeout=2m")
+		cmd.Env = append(os.Environ(), env)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stderr := new(strings.Builder)
+		cmd.Stderr = stderr
+		if err = cmd.Start(); err == nil {
+			return cmd, stdout, stderr
+		}
+		if attempt == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("the child did not start (attempt %d): %v", attempt, err)
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // crashKilled reports whether the child ended by the parent's kill. Windows
