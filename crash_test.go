@@ -20,6 +20,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -153,8 +154,8 @@ func crashCycles(t *testing.T) int {
 }
 
 func TestCrashRecovery(t *testing.T) {
-	if runtime.GOOS == "windows" || runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
-		t.Skip("needs SIGKILL and a re-executable test binary")
+	if runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
+		t.Skip("needs to kill a re-executed test binary")
 	}
 	if os.Getenv(crashChildEnv) != "" {
 		t.Skip("inside the child")
@@ -194,17 +195,7 @@ func TestCrashRecovery(t *testing.T) {
 // it opens (and so recovers) the database.
 func crashRunChild(t *testing.T, rng *rand.Rand, mode, dsn string, base int64) (ids []int64, early bool) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1", "-test.timeout=2m")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+mode+"|"+dsn+"|"+strconv.FormatInt(base, 10))
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdout, stderr := crashStartChild(t, crashChildEnv+"="+mode+"|"+dsn+"|"+strconv.FormatInt(base, 10))
 	lines := make(chan string, 1024)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -218,7 +209,7 @@ func crashRunChild(t *testing.T, rng *rand.Rand, mode, dsn string, base int64) (
 	if early {
 		kill = time.After(time.Duration(rng.Int63n(int64(40 * time.Millisecond))))
 	}
-	ready := false
+	ready, endedByItself := false, false
 	deadline := time.After(60 * time.Second)
 	collect := func(line string) {
 		switch {
@@ -237,7 +228,8 @@ wait:
 		select {
 		case line, ok := <-lines:
 			if !ok {
-				break wait // the child ended by itself
+				endedByItself = true
+				break wait
 			}
 			collect(line)
 			if line == "READY" && !early {
@@ -250,18 +242,56 @@ wait:
 			break wait
 		}
 	}
-	_ = cmd.Process.Kill() // SIGKILL
+	_ = cmd.Process.Kill() // SIGKILL; TerminateProcess on Windows
 	for line := range lines {
 		collect(line) // whole lines still in the pipe were reported before the kill
 	}
-	err = cmd.Wait()
-	if ws, ok := cmd.ProcessState.Sys().(interface{ Signaled() bool }); !ok || !ws.Signaled() {
+	err := cmd.Wait()
+	if !crashKilled(cmd.ProcessState, endedByItself) {
 		t.Fatalf("child exited by itself (%v) instead of being killed:\n%s", err, stderr.String())
 	}
 	if !ready && !early {
 		t.Fatalf("child never became ready:\n%s", stderr.String())
 	}
 	return ids, early
+}
+
+// crashStartChild starts a child with env added to its environment, trying
+// three times: Wine's CreateProcess fails now and then ("Internal error")
+// while it is still ending the child killed just before. A child that never
+// started ran nothing of the driver, so trying again hides no failure.
+func crashStartChild(t *testing.T, env string) (*exec.Cmd, io.Reader, *strings.Builder) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		cmd := testBinaryCommand("-test.run=^TestCrashChild$", "-test.count=1", "-test.timeout=2m")
+		cmd.Env = append(os.Environ(), env)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stderr := new(strings.Builder)
+		cmd.Stderr = stderr
+		if err = cmd.Start(); err == nil {
+			return cmd, stdout, stderr
+		}
+		if attempt == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("the child did not start (attempt %d): %v", attempt, err)
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// crashKilled reports whether the child ended by the parent's kill. Windows
+// has no signals: TerminateProcess, which Kill calls, ends the process with
+// exit code 1, which a child's own failure also gives, so there the child
+// must also have been running (its output still open) when it was killed.
+func crashKilled(state *os.ProcessState, endedByItself bool) bool {
+	if runtime.GOOS == "windows" {
+		return !endedByItself && state.ExitCode() == 1
+	}
+	ws, ok := state.Sys().(interface{ Signaled() bool })
+	return ok && ws.Signaled()
 }
 
 // crashVerify reopens the database after a kill and checks it: integrity, all
@@ -300,11 +330,13 @@ func crashVerify(t *testing.T, path string, cycle int, base int64, reported map[
 	if err := db.QueryRow("SELECT count(*) FROM sqlite_schema WHERE name IN ('t', 'tally')").Scan(&tables); err != nil {
 		t.Fatal(err)
 	}
-	if tables == 0 {
+	if tables < 2 {
 		if len(reported) > 0 {
-			t.Fatalf("cycle %d: the tables are gone after %d reported commits", cycle, len(reported))
+			t.Fatalf("cycle %d: %d of the 2 tables left after %d reported commits", cycle, tables, len(reported))
 		}
-		return 0 // killed before the schema was ever committed
+		// Killed before the schema was ever committed, or between its two
+		// CREATE TABLEs (each commits on its own).
+		return 0
 	}
 
 	// Every transaction is all there or not at all: crashRowsTx rows in t and

@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -39,7 +38,7 @@ func TestLeak(t *testing.T) {
 	if os.Getenv(leakChildEnv) != "" {
 		t.Skip("inside the child")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLeakChild$", "-test.v", "-test.count=1", "-test.timeout=5m")
+	cmd := testBinaryCommand("-test.run=^TestLeakChild$", "-test.v", "-test.count=1", "-test.timeout=5m")
 	cmd.Env = append(os.Environ(), leakChildEnv+"=1")
 	if testing.Short() {
 		cmd.Env = append(cmd.Env, "LEAK_ROUNDS=1")

@@ -30,7 +30,7 @@ func collectUntil(done func() bool) bool {
 // open, is closed by its cleanup: the program does not crash, and the write
 // lock it held is released.
 func TestCollectedConnectionIsClosed(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "db")
+	path := filepath.Join(tempDirKeptOpen(t), "db")
 	setup := openTestDB(t, path)
 	testMustExec(t, setup, "CREATE TABLE t(x)")
 	testMustExec(t, setup, "INSERT INTO t VALUES (1), (2), (3)")
@@ -90,7 +90,7 @@ func TestCollectedConnectionIsClosed(t *testing.T) {
 // writer on another connection then commits (a rollback-journal database,
 // where a reader's lock blocks the commit).
 func TestCollectedRowsReleaseTheirLock(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "db")
+	path := filepath.Join(tempDirKeptOpen(t), "db")
 	db := openTestDB(t, path+"?_busy_timeout=50")
 	db.SetMaxOpenConns(4)
 	testMustExec(t, db, "CREATE TABLE t(x)")

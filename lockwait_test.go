@@ -98,7 +98,7 @@ func TestLeakedRowsDoNotOutwaitBusyTimeout(t *testing.T) {
 			// The busy wait asks for a collection at most once per
 			// busyCollectGap, process-wide (lockwait.go): start afresh.
 			time.Sleep(busyCollectGap)
-			path := filepath.Join(t.TempDir(), "db")
+			path := filepath.Join(tempDirKeptOpen(t), "db")
 			db := openTestDB(t, path+"?_journal_mode=DELETE&_busy_timeout=1000")
 			db.SetMaxOpenConns(2)
 			testMustExec(t, db, "CREATE TABLE t(x)")

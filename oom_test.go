@@ -8,7 +8,6 @@ import (
 	"database/sql/driver"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -24,7 +23,7 @@ func TestTextOutOfMemoryIsAnError(t *testing.T) {
 	if os.Getenv(oomChildEnv) != "" {
 		t.Skip("inside the child")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestTextOutOfMemoryChild$", "-test.v", "-test.count=1")
+	cmd := testBinaryCommand("-test.run=^TestTextOutOfMemoryChild$", "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), oomChildEnv+"=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil || !bytes.Contains(out, []byte("--- PASS: TestTextOutOfMemoryChild")) {

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -953,7 +952,7 @@ func TestSessionLeak(t *testing.T) {
 	ssRequire(t)
 	const env = "FASTSQLITE_SESSION_LEAK_CHILD"
 	if os.Getenv(env) == "" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestSessionLeak$", "-test.v", "-test.count=1")
+		cmd := testBinaryCommand("-test.run=^TestSessionLeak$", "-test.v", "-test.count=1")
 		cmd.Env = append(os.Environ(), env+"=1")
 		out, err := cmd.CombinedOutput()
 		if err != nil || !bytes.Contains(out, []byte("--- PASS: TestSessionLeak")) {

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -1333,7 +1332,7 @@ func TestVTabSQLiteHeap(t *testing.T) {
 	if os.Getenv(vtabHeapChildEnv) != "" {
 		t.Skip("inside the child")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestVTabSQLiteHeapChild$", "-test.v", "-test.count=1", "-test.timeout=5m")
+	cmd := testBinaryCommand("-test.run=^TestVTabSQLiteHeapChild$", "-test.v", "-test.count=1", "-test.timeout=5m")
 	cmd.Env = append(os.Environ(), vtabHeapChildEnv+"=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestVTabSQLiteHeapChild") {
