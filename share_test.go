@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -237,7 +236,7 @@ func TestShareWaitEnds(t *testing.T) {
 // file (BEGIN IMMEDIATE) until the returned function is called.
 func shareChildHolds(t *testing.T, dsn string) func() {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestShareChild$", "-test.count=1", "-test.timeout=2m")
+	cmd := testBinaryCommand("-test.run=^TestShareChild$", "-test.count=1", "-test.timeout=2m")
 	cmd.Env = append(os.Environ(), shareChildEnv+"="+dsn+"|hold")
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -318,7 +317,7 @@ func TestShareTwoProcesses(t *testing.T) {
 			db := openTestDB(t, dsn)
 			testMustExec(t, db, "CREATE TABLE t(p INT, n INT)")
 			const txs, rows = 60, 3
-			cmd := exec.Command(os.Args[0], "-test.run=^TestShareChild$", "-test.count=1", "-test.timeout=2m")
+			cmd := testBinaryCommand("-test.run=^TestShareChild$", "-test.count=1", "-test.timeout=2m")
 			cmd.Env = append(os.Environ(), shareChildEnv+"="+dsn+"|"+strconv.Itoa(txs)+"|"+strconv.Itoa(rows))
 			out, err := cmd.StdoutPipe()
 			if err != nil {
