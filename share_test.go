@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -280,7 +281,11 @@ func TestShareOneFileTwoPaths(t *testing.T) {
 	link := filepath.Join(dir, "link.db")
 	a := openTestDB(t, path+"?_journal_mode=WAL")
 	testMustExec(t, a, "CREATE TABLE t(x)")
-	if err := os.Symlink(path, link); err != nil {
+	if runtime.GOOS == "windows" {
+		// On Windows a file is named by its full path, case folded (NTFS is
+		// case-insensitive): the same name in upper case is the same file.
+		link = filepath.Join(dir, "F.DB")
+	} else if err := os.Symlink(path, link); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
 	b := openTestDB(t, "file:"+filepath.ToSlash(link)+"?_busy_timeout=5000")
@@ -446,7 +451,8 @@ func walBoundSeconds() time.Duration {
 // stays under _wal_bound, where without the bound it grows past it.
 func TestWALBound(t *testing.T) {
 	const bound = defaultWALBound
-	for _, on := range []bool{true, false} {
+	var unbounded int64 // the WAL's largest size without the bound
+	for _, on := range []bool{false, true} {
 		t.Run(fmt.Sprintf("bound=%v", on), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "b.db")
 			dsn := path + "?_journal_mode=WAL&_txlock=immediate"
@@ -542,14 +548,19 @@ func TestWALBound(t *testing.T) {
 				if maxWAL.Load() > bound {
 					t.Errorf("the WAL reached %d bytes, over the bound of %d", maxWAL.Load(), bound)
 				}
-				if st.Checkpoints == 0 {
-					t.Errorf("no checkpoint by the bound: %+v", st)
+				// A machine too slow to outgrow the automatic checkpoints
+				// (under an emulator) never needs the bound.
+				if st.Checkpoints == 0 && unbounded > bound/2 {
+					t.Errorf("no checkpoint by the bound, where without it the WAL reached %d bytes: %+v", unbounded, st)
 				}
 				if st.ReadersHeldMax > 500*time.Millisecond {
 					t.Errorf("a reader was held %v", st.ReadersHeldMax)
 				}
-			} else if st.Checkpoints != 0 {
-				t.Errorf("_wal_bound=0 ran %d checkpoints", st.Checkpoints)
+			} else {
+				unbounded = maxWAL.Load()
+				if st.Checkpoints != 0 {
+					t.Errorf("_wal_bound=0 ran %d checkpoints", st.Checkpoints)
+				}
 			}
 		})
 	}
@@ -587,7 +598,11 @@ func TestWALBoundDSN(t *testing.T) {
 // not the file: a writer finds the other's table locked at once
 // (SQLITE_LOCKED), as without the driver's VFS; nobody waits in a queue.
 func TestShareSharedCacheUnchanged(t *testing.T) {
-	for _, vfs := range []string{"", "&vfs=unix"} {
+	plain := "&vfs=unix" // the default VFS, without the driver's over it
+	if runtime.GOOS == "windows" {
+		plain = "&vfs=win32"
+	}
+	for _, vfs := range []string{"", plain} {
 		t.Run("vfs="+vfs, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "sc.db")
 			db := openTestDB(t, "file:"+path+"?cache=shared&_busy_timeout=2000"+vfs)
