@@ -5,18 +5,23 @@ package sqlite3
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"expvar"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 )
 
-// Stats feeds a service's metrics: here expvar, which serves them as JSON at
-// /debug/vars once the program imports net/http/pprof or mounts
-// expvar.Handler. Each call takes one pooled connection for a lock and a
-// copy: no SQL runs.
+// Stats feeds a service's metrics. Each call takes one pooled connection for
+// a lock and a copy: no SQL runs. To serve them with expvar, publish a
+// function that calls it, as examples/httpservice does:
+//
+//	expvar.Publish("sqlite", expvar.Func(func() any {
+//		st, err := sqlite3.Stats(context.Background(), db)
+//		if err != nil {
+//			return err.Error()
+//		}
+//		return st
+//	}))
 func ExampleStats() {
 	dir, err := os.MkdirTemp("", "stats")
 	if err != nil {
@@ -32,14 +37,6 @@ func ExampleStats() {
 		panic(err)
 	}
 
-	expvar.Publish("sqlite_app_db", expvar.Func(func() any {
-		st, err := Stats(context.Background(), db)
-		if err != nil {
-			return err.Error()
-		}
-		return st
-	}))
-
 	// Eight goroutines write at once: they take the write lock in turn.
 	var wg sync.WaitGroup
 	for range 8 {
@@ -53,8 +50,8 @@ func ExampleStats() {
 	}
 	wg.Wait()
 
-	var st FileStats
-	if err := json.Unmarshal([]byte(expvar.Get("sqlite_app_db").String()), &st); err != nil {
+	st, err := Stats(context.Background(), db)
+	if err != nil {
 		panic(err)
 	}
 	fmt.Println("busy timeouts:", st.BusyTimeouts, "waiting now:", st.WriteQueue)

@@ -10,6 +10,7 @@
 //	curl localhost:8080/notes
 //	curl localhost:8080/notes/1
 //	curl -X DELETE localhost:8080/notes/1
+//	curl localhost:8080/debug/vars    # expvars, the database's among them ("sqlite")
 //
 // Without -db the database is a file in a temporary directory, removed at
 // exit. Interrupt (Ctrl-C) or SIGTERM shuts the server down gracefully:
@@ -21,6 +22,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"expvar"
 	"flag"
 	"fmt"
 	"io"
@@ -34,10 +36,11 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
-	_ "github.com/fastsqlite/sqlite3"
+	"github.com/fastsqlite/sqlite3"
 )
 
 func main() {
@@ -168,7 +171,40 @@ func (s *store) routes() http.Handler {
 	mux.HandleFunc("GET /notes", s.listNotes)
 	mux.HandleFunc("GET /notes/{id}", s.getNote)
 	mux.HandleFunc("DELETE /notes/{id}", s.deleteNote)
+	s.publishStats()
+	mux.Handle("GET /debug/vars", expvar.Handler())
 	return mux
+}
+
+// The database file's numbers (sqlite3.Stats: waits for the write turn, busy
+// timeouts, the WAL's size and its bound's checkpoints), served with the
+// process's other expvars at /debug/vars, read when a client asks. expvar
+// names are process-wide and published once: "sqlite" reports the store
+// that published last.
+var (
+	statsOnce  sync.Once
+	statsStore struct {
+		sync.Mutex
+		s *store
+	}
+)
+
+func (s *store) publishStats() {
+	statsStore.Lock()
+	statsStore.s = s
+	statsStore.Unlock()
+	statsOnce.Do(func() {
+		expvar.Publish("sqlite", expvar.Func(func() any {
+			statsStore.Lock()
+			s := statsStore.s
+			statsStore.Unlock()
+			st, err := sqlite3.Stats(context.Background(), s.writer)
+			if err != nil {
+				return err.Error()
+			}
+			return st
+		}))
+	})
 }
 
 func (s *store) createNote(w http.ResponseWriter, r *http.Request) {

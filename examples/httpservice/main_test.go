@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fastsqlite/sqlite3"
 )
 
 // TestRun starts the program as main does, on a free port, makes requests,
@@ -97,6 +99,15 @@ func TestAPI(t *testing.T) {
 	getJSON(t, srv.URL+"/notes", http.StatusOK, &notes)
 	if len(notes) != 9 || notes[0] != first {
 		t.Fatalf("list: %d notes, first %+v; want 9, %+v", len(notes), notes[0], first)
+	}
+
+	// The database's numbers among the expvars.
+	var vars struct {
+		SQLite sqlite3.FileStats `json:"sqlite"`
+	}
+	getJSON(t, srv.URL+"/debug/vars", http.StatusOK, &vars)
+	if vars.SQLite.Connections == 0 || vars.SQLite.BusyTimeouts != 0 {
+		t.Errorf("/debug/vars sqlite: %+v, want connections and no busy timeouts", vars.SQLite)
 	}
 
 	req, _ := http.NewRequest(http.MethodDelete, srv.URL+"/notes/1", nil)
