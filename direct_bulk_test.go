@@ -151,7 +151,9 @@ func TestDirectExecColumnsAllocations(t *testing.T) {
 		ss[i] = "value " + itoa(i)
 	}
 	ins.ExecColumns(ids, ss)
-	if a := testing.AllocsPerRun(5, func() { ins.ExecColumns(ids, ss) }); a > 2 {
+	// AllocsPerRun counts the whole process's allocations: over 50 runs, the
+	// odd one of another goroutine (seen under Wine) is not counted as ours.
+	if a := testing.AllocsPerRun(50, func() { ins.ExecColumns(ids, ss) }); a > 2 {
 		t.Errorf("%v allocations for 1000 rows", a)
 	}
 }
