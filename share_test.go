@@ -472,7 +472,7 @@ func TestWALBound(t *testing.T) {
 					t.Errorf("%s: %v", what, err)
 				}
 			}
-			for r := range 8 {
+			for range 8 {
 				wg.Go(func() {
 					for {
 						select {
@@ -482,7 +482,7 @@ func TestWALBound(t *testing.T) {
 						}
 						// Short queries that overlap: some reader always holds an
 						// older snapshot.
-						rows, err := db.Query("SELECT id FROM t WHERE id > (SELECT max(id) FROM t) - 50")
+						rows, err := db.Query("SELECT id, v FROM t ORDER BY id DESC LIMIT 10")
 						if err != nil {
 							fail("reader", err)
 							return
@@ -493,7 +493,6 @@ func TestWALBound(t *testing.T) {
 							fail("reader", err)
 						}
 						rows.Close()
-						time.Sleep(time.Duration(r) * 100 * time.Microsecond)
 					}
 				})
 			}
@@ -548,10 +547,12 @@ func TestWALBound(t *testing.T) {
 				if maxWAL.Load() > bound {
 					t.Errorf("the WAL reached %d bytes, over the bound of %d", maxWAL.Load(), bound)
 				}
-				// A machine too slow to outgrow the automatic checkpoints
-				// (under an emulator) never needs the bound.
-				if st.Checkpoints == 0 && unbounded > bound/2 {
-					t.Errorf("no checkpoint by the bound, where without it the WAL reached %d bytes: %+v", unbounded, st)
+				// Without the bound the WAL reaches 70-75 MiB in 3 s here; on a
+				// machine too slow to outgrow the automatic checkpoints (under
+				// an emulator) the bound has nothing to do.
+				t.Logf("without the bound the WAL reached %.1f MiB in at most 3 s", float64(unbounded)/(1<<20))
+				if st.Checkpoints == 0 && unbounded > bound {
+					t.Errorf("no checkpoint by the bound, where without it the WAL reached %d bytes", unbounded)
 				}
 				if st.ReadersHeldMax > 500*time.Millisecond {
 					t.Errorf("a reader was held %v", st.ReadersHeldMax)
