@@ -369,6 +369,44 @@ static int bridge_next(bridge_conn *c, const char *tail) {
   return next;
 }
 
+/* Whether running st takes the main database's write lock, read from its
+** compiled program: a write transaction on schema 0 (OP_Transaction with
+** p1 = 0 and a write flag in p2), or VACUUM of main in place (OP_Vacuum on
+** schema 0 without an INTO register). This is what the write turn follows
+** (gate.go): a statement that sqlite3_stmt_readonly calls a writer may write
+** only TEMP or an attached file, change the journal mode, checkpoint or
+** VACUUM INTO another file; those take the main file's write lock, if at
+** all, by themselves, and wait for it in bridge_share.c's queue. Only the
+** amalgamation compiled into this translation unit shows the program:
+** against another SQLite every writer counts. */
+static int bridge_writes_main(sqlite3_stmt *st) {
+  if (sqlite3_stmt_readonly(st)) return 0;
+#ifdef BRIDGE_UNITY
+  {
+    Vdbe *v = (Vdbe *)st;
+    int i;
+    if (v->explain) return 0;
+    for (i = 0; i < v->nOp; i++) {
+      const VdbeOp *op = &v->aOp[i];
+      if (op->opcode == OP_Transaction && op->p1 == 0 && op->p2 != 0) return 1;
+      if (op->opcode == OP_Vacuum && op->p1 == 0 && op->p2 == 0) return 1;
+    }
+    return 0;
+  }
+#else
+  return 1;
+#endif
+}
+
+int bridge_unix_fd(sqlite3_vfs *vfs, sqlite3_file *f) {
+#if defined(BRIDGE_UNITY) && SQLITE_OS_UNIX
+  if (vfs && vfs->xOpen == unixOpen) return ((unixFile *)f)->h;
+#endif
+  (void)vfs;
+  (void)f;
+  return -1;
+}
+
 /* Wraps st in a new bridge_stmt, the connection's c->prepared. */
 static int bridge_adopt(bridge_conn *c, sqlite3_stmt *st) {
   bridge_stmt *s = (bridge_stmt *)calloc(1, sizeof(bridge_stmt));
@@ -381,6 +419,7 @@ static int bridge_adopt(bridge_conn *c, sqlite3_stmt *st) {
   s->conn = c;
   s->nparam = sqlite3_bind_parameter_count(st);
   s->readonly = sqlite3_stmt_readonly(st);
+  s->writes_main = bridge_writes_main(st);
   s->ahead = s->readonly && bridge_may_step_ahead(c);
   s->rc = SQLITE_DONE;
   s->next = c->stmts;
@@ -628,6 +667,7 @@ static int bridge_run_stmt(bridge_conn *c, sqlite3_stmt *st) {
   int rc;
   bridge_depth(c, 1);
   c->running = st;
+  c->waited = 0;
   rc = sqlite3_step(st);
   c->running = outer;
   bridge_depth(c, -1);
@@ -987,6 +1027,7 @@ static int bridge_busy_cb(void *arg, int count) {
   bridge_conn *c = b->conn;
   int64_t now, deadline;
   int delay, elapsed, r;
+  if (c) c->waited = 1;
   if (c && bridge_progress(c)) { /* the running operation was cancelled */
     bridge_share_leave(c);
     return 0;

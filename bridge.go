@@ -22,15 +22,16 @@ type (
 
 // SQLite result and type codes the Go side needs.
 const (
-	sqliteOK        = C.SQLITE_OK
-	sqliteRow       = C.SQLITE_ROW
-	sqliteDone      = C.SQLITE_DONE
-	sqliteNomem     = C.SQLITE_NOMEM
-	sqliteInterrupt = C.SQLITE_INTERRUPT
-	sqliteBusy      = C.SQLITE_BUSY
-	sqliteMisuse    = C.SQLITE_MISUSE
-	sqliteTooBig    = C.SQLITE_TOOBIG
-	sqliteRange     = C.SQLITE_RANGE
+	sqliteOK           = C.SQLITE_OK
+	sqliteRow          = C.SQLITE_ROW
+	sqliteDone         = C.SQLITE_DONE
+	sqliteNomem        = C.SQLITE_NOMEM
+	sqliteInterrupt    = C.SQLITE_INTERRUPT
+	sqliteBusy         = C.SQLITE_BUSY
+	sqliteBusySnapshot = C.SQLITE_BUSY_SNAPSHOT
+	sqliteMisuse       = C.SQLITE_MISUSE
+	sqliteTooBig       = C.SQLITE_TOOBIG
+	sqliteRange        = C.SQLITE_RANGE
 
 	typeInteger  = C.SQLITE_INTEGER
 	typeFloat    = C.SQLITE_FLOAT
@@ -294,6 +295,10 @@ func stmtBatch(s stmtHandle, n int) []rowCol {
 
 // stmtReadonly reports sqlite3_stmt_readonly, read at prepare (no cgo call).
 func stmtReadonly(s stmtHandle) bool { return s.readonly != 0 }
+
+// stmtWritesMain reports whether running the statement takes the main
+// database's write lock (bridge_writes_main), read at prepare (no cgo call).
+func stmtWritesMain(s stmtHandle) bool { return s.writes_main != 0 }
 
 // stmtAhead reports whether the statement's rows may be stepped ahead
 // (bridge_stmt.ahead), as of its last query or step call (no cgo call).

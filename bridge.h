@@ -128,6 +128,7 @@ struct bridge_stmt {
   int batch_cap;
   unsigned char *text; /* BRIDGE_BATCH_TEXT bytes: TEXT/BLOB values of batch rows, copied out */
   int readonly;        /* sqlite3_stmt_readonly */
+  int writes_main;     /* running it takes the main database's write lock (bridge_writes_main) */
   int ahead;           /* readonly, on a connection that cannot write (query_only), as of the
                        ** last prepare, bridge_query or direct step: rows may be stepped ahead */
   sqlite3_int64 bound; /* TEXT/BLOB bytes bound by the last bridge_bind, which SQLite keeps until cleared */
@@ -155,6 +156,9 @@ struct bridge_conn {
   sqlite3_stmt *running; /* the statement in the innermost sqlite3_step, or 0 */
   bridge_vfile *vfile; /* the main database's file, when opened through the "fastsqlite" VFS */
   sqlite3_int64 wal_bound; /* _wal_bound: bytes (0: off) */
+  int bound_off;       /* counted in its file's bound_off (bridge_share.c) */
+  int waited;          /* the busy handler was called during the last step: a BUSY
+                       ** that follows none is SQLite refusing to wait (an upgrade) */
   sqlite3_int64 wait_until; /* when non-zero, busy waits end by then (bridge_share_now's clock) */
   int unlock_waiting;  /* 1 while waiting for another connection's shared-cache
                        ** lock (sqlite_unlock_notify tag; always 0 without it),
@@ -362,6 +366,19 @@ void *bridge_share_file_key(bridge_conn *c);
 ** transaction and runs no step. -1 otherwise. */
 int bridge_turn_timeout(bridge_conn *c);
 
+/* Counts a wait for the write turn in Go that got it after ns, or that ran
+** out (timedout), in the file's stats. */
+void bridge_share_turn_counted(bridge_conn *c, int64_t ns, int timedout);
+
+/* Counts a write refused because its transaction read first (SQLite cannot
+** let a deferred transaction's upgrade wait). */
+void bridge_share_upgrade_busy(bridge_conn *c);
+
+/* Sets c's _wal_bound (bytes, 0: off), and with it the file's bound: the
+** smallest bound of the connections on the file, off while any connection
+** of the process on it says 0. */
+void bridge_share_set_bound(bridge_conn *c, sqlite3_int64 n);
+
 /* Called by the bridge's busy handler: waits for the lock the calling
 ** thread was last refused on c's main database, until deadline, polling a
 ** lock held by another process every slice (ns), and returning by wake in
@@ -382,6 +399,14 @@ void bridge_share_timed_out(bridge_conn *c);
 void bridge_share_after(bridge_conn *c);
 #define BRIDGE_WAL_GATE_MS 100
 
+/* The descriptor of f, a file that vfs opened, when vfs is SQLite's unix
+** VFS compiled into the bridge; -1 otherwise. */
+int bridge_unix_fd(sqlite3_vfs *vfs, sqlite3_file *f);
+
+/* Unlinks c and links it again to its main database's file, after
+** something may have replaced that database (sqlite3_deserialize). */
+void bridge_share_relink(bridge_conn *c);
+
 /* A monotonic clock, in ns. */
 int64_t bridge_share_now(void);
 
@@ -396,7 +421,10 @@ typedef struct bridge_file_stats {
   int64_t gate_holds, gate_hold_ns, gate_hold_max_ns; /* read transactions the WAL bound held */
   int64_t wal_end, wal_size; /* bytes of the WAL in use; its size as written here */
   int64_t queued;           /* waiting for the write lock now */
-  int64_t connections;      /* files open on it (main databases and WALs) */
+  int64_t connections;      /* connections with it as main database */
+  int64_t upgrade_busy;     /* writes refused because their transaction read first */
+  int64_t checkpoints_deferred; /* bound checkpoints run without holding readers: an older snapshot lived */
+  int64_t bound;            /* the file's WAL bound in bytes (0: off) */
 } bridge_file_stats;
 
 /* Fills out for c's main database; 0 when c has none (memory, another VFS). */

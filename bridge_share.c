@@ -105,8 +105,11 @@ struct bridge_file {
   dev_t dev;
   ino_t ino;
 #endif
-  int refs;  /* bridge_vfiles linked here (main databases and WALs), under share_reg */
-  int mains; /* of which main databases: connections */
+  int refs;  /* open bridge_vfiles on it (databases and WALs), under share_reg */
+  int conns; /* connections with it as main database (bridge_share_link), under share_reg */
+  int bound_off;  /* of which with _wal_bound=0, under share_reg */
+  int64_t bound;  /* the smallest _wal_bound of the others; atomic */
+  int64_t idle_since; /* when refs fell to 0: a dormant entry keeps its stats */
   bridge_file *next;
 
   share_mutex mu;
@@ -122,6 +125,7 @@ struct bridge_file {
   int64_t wal_end;          /* bytes of the WAL in use; atomic */
   int64_t wal_size;         /* the WAL file's size as written here; atomic */
   int64_t retry_at;         /* the WAL bound is next tried above this extent; atomic */
+  int64_t seen_mark;        /* where the bound's last pass found an older snapshot (-1: none); atomic */
   bridge_file_stats st;     /* under mu, but for the atomics noted */
 };
 
@@ -141,9 +145,18 @@ struct bridge_vfile {
 
 static sqlite3_vfs share_vfs;
 static sqlite3_vfs *share_real;
-static sqlite3_io_methods share_methods;
+/* The shim's methods, by the version of the real file's: a file without
+** shared memory (version 1, as on some network volumes) must not seem to
+** have it, or SQLite would call a missing xShmMap for WAL. */
+static sqlite3_io_methods share_methods[3];
 static bridge_file *share_files;
 static sqlite3_mutex *share_reg;
+
+/* Entries whose last file closed stay, with their stats, so that counters
+** never go back while the process lives (a pool passing through zero
+** connections); past SHARE_DORMANT_MAX of them the longest idle goes. */
+#define SHARE_DORMANT_MAX 64
+static int share_dormant;
 
 /* The thread's last refusal: which file, and whether it was the write lock.
 ** The busy handler that SQLite calls next on this thread takes it. */
@@ -153,6 +166,10 @@ static _Thread_local struct {
 } share_refused;
 #define SHARE_READER 2
 static _Thread_local char share_thread;
+/* This thread runs the WAL bound's checkpoint: 1 while it waits for the
+** write lock, 2 once it has it and new readers are held. */
+static _Thread_local int share_bounding;
+static void share_bound_gate(bridge_file *f, bridge_conn *c);
 
 #ifdef _WIN32
 static char *share_key(const char *path) {
@@ -164,65 +181,105 @@ static char *share_key(const char *path) {
 }
 #endif
 
-/* Finds the entry of path's file, or for a main database adds it, and
-** counts a reference. */
-static bridge_file *share_find(const char *path, int main) {
+/* The entry of path's file, if any (under share_reg); fd, when not -1, is
+** the open file's descriptor, which names it even if path has changed. */
+static bridge_file *share_lookup(const char *path, int fd, void *out) {
   bridge_file *f;
 #ifdef _WIN32
   char *key = share_key(path);
+  (void)fd;
+  (void)out;
   if (!key) return 0;
+  for (f = share_files; f && strcmp(f->key, key) != 0; f = f->next) {
+  }
+  free(key);
 #else
   struct stat sb;
-  if (stat(path, &sb) != 0) return 0;
+  if ((fd >= 0 ? fstat(fd, &sb) : stat(path, &sb)) != 0) return 0;
+  for (f = share_files; f && !(f->dev == sb.st_dev && f->ino == sb.st_ino); f = f->next) {
+  }
+  if (out) *(struct stat *)out = sb;
+#endif
+  return f;
+}
+
+/* Finds the entry of path's file, or for a main database adds it, and
+** counts a reference. */
+static bridge_file *share_find(const char *path, int fd, int main) {
+  bridge_file *f;
+#ifndef _WIN32
+  struct stat sb;
+  sb.st_dev = 0;
+  sb.st_ino = 0;
 #endif
   sqlite3_mutex_enter(share_reg);
-  for (f = share_files; f; f = f->next) {
 #ifdef _WIN32
-    if (strcmp(f->key, key) == 0) break;
+  f = share_lookup(path, fd, 0);
 #else
-    if (f->dev == sb.st_dev && f->ino == sb.st_ino) break;
+  f = share_lookup(path, fd, &sb);
 #endif
-  }
   if (!f && main && (f = (bridge_file *)calloc(1, sizeof(*f))) != 0) {
 #ifdef _WIN32
-    f->key = key;
-    key = 0;
+    f->key = share_key(path);
+    if (!f->key) {
+      free(f);
+      sqlite3_mutex_leave(share_reg);
+      return 0;
+    }
 #else
+    if (sb.st_ino == 0 && sb.st_dev == 0) {
+      free(f);
+      sqlite3_mutex_leave(share_reg);
+      return 0;
+    }
     f->dev = sb.st_dev;
     f->ino = sb.st_ino;
 #endif
+    f->seen_mark = -1;
     share_init(&f->mu, &f->cv);
     f->next = share_files;
     share_files = f;
   }
   if (f) {
-    f->refs++;
-    f->mains += main;
+    if (f->refs++ == 0 && f->idle_since) {
+      /* Woken from dormancy: its stats go on, the WAL's state starts anew. */
+      share_dormant--;
+      f->idle_since = 0;
+      store(&f->wal_end, 0);
+      store(&f->wal_size, 0);
+      store(&f->retry_at, 0);
+      store(&f->bound, 0);
+      f->seen_mark = -1;
+    }
   }
   sqlite3_mutex_leave(share_reg);
-#ifdef _WIN32
-  free(key);
-#endif
   return f;
 }
 
-static void share_release(bridge_file *f, int main) {
-  bridge_file **p;
+static void share_release(bridge_file *f) {
+  bridge_file **p, **oldest = 0, *gone = 0;
   sqlite3_mutex_enter(share_reg);
-  f->mains -= main;
   if (--f->refs > 0) {
     sqlite3_mutex_leave(share_reg);
     return;
   }
-  for (p = &share_files; *p != f; p = &(*p)->next) {
+  f->idle_since = bridge_share_now();
+  if (++share_dormant > SHARE_DORMANT_MAX) {
+    for (p = &share_files; *p; p = &(*p)->next) {
+      if ((*p)->refs == 0 && (!oldest || (*p)->idle_since < (*oldest)->idle_since)) oldest = p;
+    }
+    gone = *oldest;
+    *oldest = gone->next;
+    share_dormant--;
   }
-  *p = f->next;
   sqlite3_mutex_leave(share_reg);
-  share_destroy(&f->mu, &f->cv);
+  if (gone) {
+    share_destroy(&gone->mu, &gone->cv);
 #ifdef _WIN32
-  free(f->key);
+    free(gone->key);
 #endif
-  free(f);
+    free(gone);
+  }
 }
 
 /* ---- the write lock's queue (under f->mu) ---- */
@@ -276,6 +333,12 @@ static int share_take_write(bridge_vfile *v, int (*lock)(bridge_vfile *, int, in
     return SQLITE_BUSY;
   }
   rc = lock(v, a, b);
+  if (rc == SQLITE_OK && share_bounding == 1) {
+    share_unlock(&f->mu);
+    share_bound_gate(f, v->conn);
+    share_bounding = 2;
+    share_lock(&f->mu);
+  }
   if (rc == SQLITE_OK) {
     f->owner = v;
     if (v->queued) {
@@ -326,9 +389,28 @@ static void share_gate(bridge_file *f) {
 /* ---- the shim's methods: forward, watching the locks ---- */
 #define REAL(p) (((bridge_vfile *)(p))->real)
 
+/* Unlinks c from its main database's file (under share_reg). */
+static void share_detach(bridge_conn *c) {
+  bridge_vfile *v = c->vfile;
+  if (v->conn == c) {
+    v->conn = 0;
+    v->file->conns--;
+    v->file->bound_off -= c->bound_off;
+  }
+  c->bound_off = 0;
+  c->vfile = 0;
+}
+
 static int share_close(sqlite3_file *p) {
   bridge_vfile *v = (bridge_vfile *)p;
   int rc = v->real->pMethods ? v->real->pMethods->xClose(v->real) : SQLITE_OK;
+  if (v->conn) {
+    /* The connection's main database closes under it (sqlite3_deserialize
+    ** replaced it): the connection no longer shares a file. */
+    sqlite3_mutex_enter(share_reg);
+    if (v->conn) share_detach(v->conn);
+    sqlite3_mutex_leave(share_reg);
+  }
   if (v->file) {
     if (!v->is_wal) {
       share_lock(&v->file->mu);
@@ -337,7 +419,7 @@ static int share_close(sqlite3_file *p) {
       share_broadcast(&v->file->cv);
       share_unlock(&v->file->mu);
     }
-    share_release(v->file, !v->is_wal);
+    share_release(v->file);
   }
   return rc;
 }
@@ -462,12 +544,20 @@ static int share_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *p, 
   v->real = (sqlite3_file *)&v[1];
   rc = share_real->xOpen(share_real, name, v->real, flags, out_flags);
   if (!v->real->pMethods) return rc; /* p->pMethods stays 0: SQLite will not close it */
-  p->pMethods = &share_methods;
+  {
+    /* A real file of version 1, or one without shared memory, gets methods
+    ** of version 1: SQLite then refuses WAL for it, as without the shim. */
+    int ver = v->real->pMethods->iVersion;
+    if (ver >= 2 && (!v->real->pMethods->xShmMap || !v->real->pMethods->xShmLock)) ver = 1;
+    if (ver > 3) ver = 3;
+    if (ver < 1) ver = 1;
+    p->pMethods = &share_methods[ver - 1];
+  }
   if (rc == SQLITE_OK && name) {
     if (flags & SQLITE_OPEN_MAIN_DB) {
-      v->file = share_find(name, 1);
+      v->file = share_find(name, bridge_unix_fd(share_real, v->real), 1);
     } else if (flags & SQLITE_OPEN_WAL) {
-      v->file = share_find(sqlite3_filename_database(name), 0);
+      v->file = share_find(sqlite3_filename_database(name), -1, 0);
       v->is_wal = 1;
     }
   }
@@ -475,9 +565,32 @@ static int share_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *p, 
 }
 
 /* The VFS's other methods are the default VFS's. */
+/* A deleted WAL (the last connection of every process closed, or the
+** journal mode left WAL) has no extent any more. */
+static void share_wal_gone(const char *wal) {
+  size_t n = strlen(wal) - 4;
+  char *db = (char *)malloc(n + 1);
+  bridge_file *f;
+  if (!db) return;
+  memcpy(db, wal, n);
+  db[n] = 0;
+  sqlite3_mutex_enter(share_reg);
+  f = share_lookup(db, -1, 0);
+  if (f) {
+    store(&f->wal_end, 0);
+    store(&f->wal_size, 0);
+  }
+  sqlite3_mutex_leave(share_reg);
+  free(db);
+}
+
 static int share_delete(sqlite3_vfs *vfs, const char *name, int sync) {
+  int rc;
+  size_t n = name ? strlen(name) : 0;
   (void)vfs;
-  return share_real->xDelete(share_real, name, sync);
+  rc = share_real->xDelete(share_real, name, sync);
+  if (rc == SQLITE_OK && n > 4 && strcmp(name + n - 4, "-wal") == 0) share_wal_gone(name);
+  return rc;
 }
 static int share_access(sqlite3_vfs *vfs, const char *name, int flags, int *out) {
   (void)vfs;
@@ -566,25 +679,31 @@ const char *bridge_share_vfs(void) {
       share_vfs.xSetSystemCall = share_set_syscall;
       share_vfs.xGetSystemCall = share_get_syscall;
       share_vfs.xNextSystemCall = share_next_syscall;
-      share_methods.iVersion = 3;
-      share_methods.xClose = share_close;
-      share_methods.xRead = share_read;
-      share_methods.xWrite = share_write;
-      share_methods.xTruncate = share_truncate;
-      share_methods.xSync = share_sync;
-      share_methods.xFileSize = share_file_size;
-      share_methods.xLock = share_xlock;
-      share_methods.xUnlock = share_xunlock;
-      share_methods.xCheckReservedLock = share_check_reserved;
-      share_methods.xFileControl = share_file_control;
-      share_methods.xSectorSize = share_sector_size;
-      share_methods.xDeviceCharacteristics = share_device;
-      share_methods.xShmMap = share_shm_map;
-      share_methods.xShmLock = share_shm_lock;
-      share_methods.xShmBarrier = share_shm_barrier;
-      share_methods.xShmUnmap = share_shm_unmap;
-      share_methods.xFetch = share_fetch;
-      share_methods.xUnfetch = share_unfetch;
+      {
+        int i;
+        for (i = 0; i < 3; i++) {
+          sqlite3_io_methods *m = &share_methods[i];
+          m->iVersion = i + 1;
+          m->xClose = share_close;
+          m->xRead = share_read;
+          m->xWrite = share_write;
+          m->xTruncate = share_truncate;
+          m->xSync = share_sync;
+          m->xFileSize = share_file_size;
+          m->xLock = share_xlock;
+          m->xUnlock = share_xunlock;
+          m->xCheckReservedLock = share_check_reserved;
+          m->xFileControl = share_file_control;
+          m->xSectorSize = share_sector_size;
+          m->xDeviceCharacteristics = share_device;
+          m->xShmMap = share_shm_map;
+          m->xShmLock = share_shm_lock;
+          m->xShmBarrier = share_shm_barrier;
+          m->xShmUnmap = share_shm_unmap;
+          m->xFetch = share_fetch;
+          m->xUnfetch = share_unfetch;
+        }
+      }
       if (sqlite3_vfs_register(&share_vfs, 0) == SQLITE_OK) done = 1;
     }
     if (!done) done = -1;
@@ -595,18 +714,28 @@ const char *bridge_share_vfs(void) {
 
 void bridge_share_link(bridge_conn *c) {
   sqlite3_file *p = 0;
+  bridge_vfile *v;
   if (sqlite3_file_control(c->db, "main", SQLITE_FCNTL_FILE_POINTER, &p) != SQLITE_OK || !p) return;
-  if (p->pMethods != &share_methods || !((bridge_vfile *)p)->file) return;
-  c->vfile = (bridge_vfile *)p;
-  if (c->vfile->conn || load(&c->vfile->shared)) {
+  if (p->pMethods < &share_methods[0] || p->pMethods > &share_methods[2] || !((bridge_vfile *)p)->file) return;
+  v = (bridge_vfile *)p;
+  sqlite3_mutex_enter(share_reg);
+  c->vfile = v;
+  if (v->conn || load(&v->shared)) {
     /* Another connection's file: connections in shared-cache mode share one
     ** pager, and lock tables between them, not the file. They wait for each
     ** other as before (SQLITE_LOCKED, or unlock-notify with its tag). */
-    store(&c->vfile->shared, 1);
-    c->vfile->conn = 0;
-    return;
+    store(&v->shared, 1);
+    if (v->conn) {
+      v->file->conns--;
+      v->file->bound_off -= v->conn->bound_off;
+      v->conn->bound_off = 0;
+      v->conn = 0;
+    }
+  } else {
+    v->conn = c;
+    v->file->conns++;
   }
-  c->vfile->conn = c;
+  sqlite3_mutex_leave(share_reg);
 }
 
 void *bridge_share_file_key(bridge_conn *c) {
@@ -614,13 +743,64 @@ void *bridge_share_file_key(bridge_conn *c) {
 }
 
 int bridge_turn_timeout(bridge_conn *c) {
+#ifndef BRIDGE_UNITY
+  /* Against another SQLite the program is not visible (bridge_writes_main),
+  ** nor is whether PRAGMA busy_timeout has replaced the bridge's handler:
+  ** writers wait in the VFS's queue only, with the handler in place. */
+  (void)c;
+  return -1;
+#endif
   if (!c->vfile || load(&c->vfile->shared) || c->depth > 0 || !bridge_busy_ours(c) || sqlite3_txn_state(c->db, 0) != SQLITE_TXN_NONE) return -1;
   return c->busy->timeout_ms;
 }
 
 void bridge_share_unlink(bridge_conn *c) {
-  if (c->vfile) c->vfile->conn = 0;
-  c->vfile = 0;
+  if (!c->vfile) return;
+  sqlite3_mutex_enter(share_reg);
+  if (c->vfile) share_detach(c);
+  sqlite3_mutex_leave(share_reg);
+}
+
+void bridge_share_relink(bridge_conn *c) {
+  sqlite3_int64 n = c->wal_bound;
+  bridge_share_unlink(c);
+  bridge_share_link(c);
+  bridge_share_set_bound(c, n);
+}
+
+void bridge_share_set_bound(bridge_conn *c, sqlite3_int64 n) {
+  bridge_file *f;
+  c->wal_bound = n;
+  if (!c->vfile || load(&c->vfile->shared)) return;
+  f = c->vfile->file;
+  sqlite3_mutex_enter(share_reg);
+  f->bound_off -= c->bound_off;
+  c->bound_off = n <= 0;
+  f->bound_off += c->bound_off;
+  if (n > 0 && (load(&f->bound) == 0 || n < load(&f->bound))) store(&f->bound, n);
+  sqlite3_mutex_leave(share_reg);
+}
+
+void bridge_share_turn_counted(bridge_conn *c, int64_t ns, int timedout) {
+  bridge_file *f = c->vfile ? c->vfile->file : 0;
+  if (!f) return;
+  share_lock(&f->mu);
+  if (timedout) {
+    f->st.busy_timeouts++;
+  } else {
+    f->st.write_waits++;
+    f->st.write_wait_ns += ns;
+    if (ns > f->st.write_wait_max_ns) f->st.write_wait_max_ns = ns;
+  }
+  share_unlock(&f->mu);
+}
+
+void bridge_share_upgrade_busy(bridge_conn *c) {
+  bridge_file *f = c->vfile ? c->vfile->file : 0;
+  if (!f) return;
+  share_lock(&f->mu);
+  f->st.upgrade_busy++;
+  share_unlock(&f->mu);
 }
 
 /* ---- waiting (the bridge's busy handler) ---- */
@@ -653,7 +833,7 @@ int bridge_share_wait(bridge_conn *c, int64_t deadline, int64_t slice, int64_t w
       if ((ready && (!was_ready || now >= poll)) || now >= wake) break;
       if (!ready) was_ready = 0;
       if (now >= deadline || bridge_cancelled(c)) {
-        if (now >= deadline) f->st.busy_timeouts++;
+        if (now >= deadline && !share_bounding) f->st.busy_timeouts++;
         share_dequeue(f, v);
         share_broadcast(&f->cv);
         add(&f->nwait, -1);
@@ -699,7 +879,7 @@ void bridge_share_leave(bridge_conn *c) {
 
 void bridge_share_timed_out(bridge_conn *c) {
   bridge_vfile *v = c->vfile;
-  if (!v) return;
+  if (!v || share_bounding) return;
   share_lock(&v->file->mu);
   v->file->st.busy_timeouts++;
   share_unlock(&v->file->mu);
@@ -707,35 +887,89 @@ void bridge_share_timed_out(bridge_conn *c) {
 
 /* ---- the WAL bound ---- */
 
-void bridge_share_after(bridge_conn *c) {
-  bridge_vfile *v = c->vfile;
-  bridge_file *f;
-  int64_t end, start;
-  int rc, log = -1, done = -1, zero = 0;
-  if (!v) return;
-  if (v->queued) bridge_share_leave(c);
-  if (load(&v->shared)) return;
-  if (c->wal_bound <= 0 || !bridge_busy_ours(c)) return;
-  f = v->file;
-  end = load(&f->wal_end);
-  if (end <= c->wal_bound / 2 || end <= load(&f->retry_at)) return;
-  if (sqlite3_txn_state(c->db, 0) != SQLITE_TXN_NONE) return;
-  if (!__atomic_compare_exchange_n(&f->bounding, &zero, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
-
-  /* First what readers allow, without holding anyone; then, with new
-  ** readers held at most BRIDGE_WAL_GATE_MS, wait for the ones reading
-  ** older frames, copy the rest and truncate the WAL. */
-  c->depth++;
-  start = bridge_share_now();
-  sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+/* The bound costs new readers a wait, so it is paid only where it can win.
+** Its checkpoint restarts the WAL, which needs every reader of the WAL to
+** have finished: holding new readers for a moment lets short ones finish,
+** but not a long read transaction (a report, a slow client, Litestream's,
+** in this process or another), which would make every attempt hold
+** readers for nothing. So:
+**   - a PASSIVE pass first copies what the readers allow, holding nobody.
+**     It stops at the oldest snapshot still open (the frame its reader
+**     holds). The first time it stops short, the bound only notes where
+**     and tries again soon (after 1/32 of the bound); when it stops at the
+**     same frame again, that snapshot has outlived many transactions: a
+**     long reader, which holding readers cannot outwait. It then backs off
+**     (1/4 of the bound at a time, copying only) while that snapshot lives.
+**     When it stops elsewhere, the readers come and go: hold new ones;
+**   - the TRUNCATE pass waits for the write lock in line with the writers,
+**     readers free, and holds new readers only once it has it (the VFS
+**     closes the gate as the lock is granted: share_bounding);
+**   - read-only connections never run it (they cannot write the WAL's
+**     header), and the bound is the file's: the smallest _wal_bound of the
+**     process's connections on it, none while any of them says 0. */
+static void share_bound_gate(bridge_file *f, bridge_conn *c) {
   share_lock(&f->mu);
   f->gate_until = bridge_share_now() + (int64_t)BRIDGE_WAL_GATE_MS * 1000000;
   f->gate_thread = (const void *)&share_thread;
   store(&f->gate, 1);
   share_unlock(&f->mu);
-  c->wait_until = f->gate_until;
+  if (c) c->wait_until = f->gate_until;
+}
+
+void bridge_share_after(bridge_conn *c) {
+  bridge_vfile *v = c->vfile;
+  bridge_file *f;
+  int64_t end, start, bound;
+  int rc, held, log = -1, done = -1, zero = 0;
+  if (!v) return;
+  if (v->queued) bridge_share_leave(c);
+  if (load(&v->shared)) return;
+  f = v->file;
+  bound = load(&f->bound);
+  if (bound <= 0 || load(&f->bound_off) > 0 || !bridge_busy_ours(c)) return;
+  end = load(&f->wal_end);
+  if (end <= bound / 2 || end <= load(&f->retry_at)) return;
+  if (sqlite3_txn_state(c->db, 0) != SQLITE_TXN_NONE || sqlite3_db_readonly(c->db, "main") != 0) return;
+  if (!__atomic_compare_exchange_n(&f->bounding, &zero, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
+
+  c->depth++;
+  start = bridge_share_now();
+  sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+  if (log >= 0 && done < log) {
+    int64_t seen = load(&f->seen_mark);
+    store(&f->seen_mark, done);
+    if (seen == done || seen < 0) {
+      /* A snapshot that held back the last pass too, or a first sight. */
+      share_lock(&f->mu);
+      if (seen == done) f->st.checkpoints_deferred++;
+      f->st.last_checkpoint_log = log;
+      f->st.last_checkpoint_done = done;
+      share_unlock(&f->mu);
+      store(&f->retry_at, load(&f->wal_end) + (seen == done ? bound / 4 : bound / 32));
+      c->depth--;
+      store(&f->bounding, 0);
+      return;
+    }
+  } else if (log < 0) {
+    /* Another checkpoint runs (or an error): soon again. */
+    store(&f->retry_at, load(&f->wal_end) + bound / 16);
+    c->depth--;
+    store(&f->bounding, 0);
+    return;
+  }
+  share_bounding = 1;
+  c->wait_until = bridge_share_now() + (int64_t)BRIDGE_WAL_GATE_MS * 1000000; /* for the write lock */
   rc = sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_TRUNCATE, 0, 0);
+  held = share_bounding == 2;
+  share_bounding = 0;
   c->wait_until = 0;
+  if (rc != SQLITE_OK && held) {
+    /* Where a PASSIVE pass stops now is the snapshot that held it back
+    ** (or, all copied, a reader of the newest frame). */
+    int log2 = -1, done2 = -1;
+    sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_PASSIVE, &log2, &done2);
+    store(&f->seen_mark, done2 >= 0 && done2 < log2 ? done2 : log2);
+  }
   share_lock(&f->mu);
   store(&f->gate, 0);
   f->gate_thread = 0;
@@ -747,11 +981,13 @@ void bridge_share_after(bridge_conn *c) {
   f->st.last_checkpoint_done = done;
   if (rc != SQLITE_OK) {
     f->st.checkpoints_failed++;
-    /* Held back by a long reader (or another process): try again only after
-    ** another quarter of the bound, so readers are not held at every commit. */
-    store(&f->retry_at, load(&f->wal_end) + c->wal_bound / 4);
+    /* Held back by readers: again after another quarter of the bound; not
+    ** let through to the readers (a writer or another checkpoint was
+    ** first): sooner. */
+    store(&f->retry_at, load(&f->wal_end) + (held ? bound / 4 : bound / 16));
   } else {
     store(&f->retry_at, 0);
+    store(&f->seen_mark, -1);
   }
   share_unlock(&f->mu);
   c->depth--;
@@ -773,7 +1009,8 @@ int bridge_share_stats(bridge_conn *c, bridge_file_stats *out) {
   }
   share_unlock(&v->file->mu);
   sqlite3_mutex_enter(share_reg);
-  out->connections = v->file->mains;
+  out->connections = v->file->conns;
+  out->bound = load(&v->file->bound_off) > 0 ? 0 : load(&v->file->bound);
   sqlite3_mutex_leave(share_reg);
   return 1;
 }

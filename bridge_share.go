@@ -14,9 +14,28 @@ import "time"
 
 func duration(ns C.int64_t) time.Duration { return time.Duration(ns) }
 
-// cSetWALBound sets the connection's WAL bound in bytes (0: none); a store
-// into C memory, before the connection is used.
-func cSetWALBound(h connHandle, n int64) { h.wal_bound = C.sqlite3_int64(n) }
+// cSetWALBound sets the connection's WAL bound in bytes (0: none), and with
+// it its file's (bridge_share_set_bound).
+func cSetWALBound(h connHandle, n int64) { C.bridge_share_set_bound(h, C.sqlite3_int64(n)) }
+
+// cShareRelink links the connection again to its main database's file,
+// after sqlite3_deserialize may have replaced it.
+func cShareRelink(h connHandle) { C.bridge_share_relink(h) }
+
+// cTurnCounted counts a wait for the write turn in the file's stats.
+func cTurnCounted(h connHandle, waited time.Duration, timedOut bool) {
+	t := C.int(0)
+	if timedOut {
+		t = 1
+	}
+	C.bridge_share_turn_counted(h, C.int64_t(waited), t)
+}
+
+// cBusyWaited reports whether the busy handler ran during the last step.
+func cBusyWaited(h connHandle) bool { return h.waited != 0 }
+
+// cUpgradeBusy counts a write refused because its transaction read first.
+func cUpgradeBusy(h connHandle) { C.bridge_share_upgrade_busy(h) }
 
 // cShareFileKey returns the address of the bridge_file of the connection's
 // main database (0: none), which names the file among the process's
@@ -62,6 +81,9 @@ func cShareStats(h connHandle, out *FileStats) bool {
 		ReadersHeld:          int64(st.gate_holds),
 		ReadersHeldTime:      duration(st.gate_hold_ns),
 		ReadersHeldMax:       duration(st.gate_hold_max_ns),
+		UpgradeBusy:          int64(st.upgrade_busy),
+		CheckpointsDeferred:  int64(st.checkpoints_deferred),
+		WALBound:             int64(st.bound),
 	}
 	return true
 }
@@ -77,17 +99,7 @@ func (c *SQLiteConn) FileStats() (FileStats, bool) {
 		return st, false
 	}
 	if g := c.core.gate; g != nil {
-		st.WriteWaits += g.waits.Load()
-		st.WriteWaitTime += time.Duration(g.waitNS.Load())
-		st.WriteWaitMax = max(st.WriteWaitMax, time.Duration(g.waitMaxNS.Load()))
-		st.BusyTimeouts += g.timeouts.Load()
-		g.mu.Lock()
-		for _, w := range g.waiters {
-			if w != nil {
-				st.WriteQueue++
-			}
-		}
-		g.mu.Unlock()
+		st.WriteQueue += g.queued()
 	}
 	return st, true
 }

@@ -21,11 +21,27 @@ import (
 // goroutines, whose hand-over is a goroutine switch (as with the hand-built
 // single-writer pool, a second sql.DB with SetMaxOpenConns(1)). It keeps the
 // turn until it holds no transaction any more, looked at as each operation
-// ends (connCore.unlock). The turn is taken by Exec and Query of a statement
-// that is not read-only (BEGIN IMMEDIATE and EXCLUSIVE are not: BeginTx
-// with _txlock=immediate takes it for the whole transaction);
-// what it cannot foresee (a script's later statements, the direct API, a
-// transaction that read first) still waits in bridge_share.c's queue.
+// ends, whoever ends it (connCore.settle: an operation, a cleanup that
+// finalized a dropped Rows, a close).
+//
+// The turn is taken by Exec and Query of a statement whose compiled program
+// takes the main database's write lock (bridge_writes_main: a write
+// transaction on schema 0, or VACUUM in place), so BEGIN IMMEDIATE and
+// EXCLUSIVE take it for the whole transaction. What only writes TEMP or an
+// attached file, changes the journal mode, checkpoints or runs VACUUM INTO
+// takes no turn: SQLite does not lock the main file for it, or does so by
+// itself, waiting in bridge_share.c's queue with what the turn cannot
+// foresee (a script's later statements, the direct API, a transaction that
+// read first). Against another SQLite (the libsqlite3 tag) the program is
+// not visible, and writers wait in that queue only.
+//
+// Two queues, one owner. The lock itself is owned in bridge_share.c: its
+// queue decides who takes SQLite's write lock next, and the turn's holder
+// also queues there behind a writer the turn did not foresee. The turn is a
+// waiting room in front of it, for the waits that can be seen coming: a
+// hand-over there is a goroutine switch, where a hand-over in C wakes an
+// OS thread blocked in sqlite3_step (one per waiter), which on a loaded
+// machine costs as much as a small transaction (bench/RESULTS.md).
 //
 // Only connections whose busy handler is the driver's take turns, and only
 // while the file has two or more connections in the process: alone, a
@@ -43,8 +59,6 @@ type writeGate struct {
 	held    bool
 	waiters []*chan struct{} // in arrival order; nil entries left the queue
 
-	// For FileStats.
-	waits, waitNS, waitMaxNS, timeouts atomic.Int64
 }
 
 var gates struct {
@@ -102,14 +116,11 @@ func (g *writeGate) acquire(ctx context.Context, timeout time.Duration) (time.Du
 	for err == nil {
 		select {
 		case <-ch:
-			d := time.Since(start)
-			g.count(d)
-			return d, nil
+			return time.Since(start), nil
 		case <-ctx.Done():
 			err = ctx.Err()
 		case <-limit.C:
 			err = errBusyTurn
-			g.timeouts.Add(1)
 		case <-collect.C:
 			collectForBusyWait()
 			collect.Reset(busyCollectGap)
@@ -147,15 +158,17 @@ func (g *writeGate) release() {
 	g.mu.Unlock()
 }
 
-func (g *writeGate) count(d time.Duration) {
-	g.waits.Add(1)
-	g.waitNS.Add(int64(d))
-	for {
-		m := g.waitMaxNS.Load()
-		if int64(d) <= m || g.waitMaxNS.CompareAndSwap(m, int64(d)) {
-			return
+// queued is how many wait for the turn now.
+func (g *writeGate) queued() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, w := range g.waiters {
+		if w != nil {
+			n++
 		}
 	}
+	return n
 }
 
 // errBusyTurn is SQLite's "database is locked", for a wait for the turn
@@ -163,10 +176,10 @@ func (g *writeGate) count(d time.Duration) {
 var errBusyTurn = Error{Code: ErrBusy, ExtendedCode: ErrNoExtended(ErrBusy), err: "database is locked", offset: -1}
 
 // takeTurn takes the connection's write turn before a statement that will
-// take the write lock (readonly: it will not), if it needs one.
-func (c *SQLiteConn) takeTurn(ctx context.Context, readonly bool) error {
+// take the main database's write lock (writes), if it needs one.
+func (c *SQLiteConn) takeTurn(ctx context.Context, writes bool) error {
 	k := c.core
-	if readonly || k.gate == nil || k.turn || k.gate.conns.Load() < 2 {
+	if !writes || k.gate == nil || k.turn || k.gate.conns.Load() < 2 {
 		return nil
 	}
 	ms := cTurnTimeout(k.h)
@@ -180,9 +193,13 @@ func (c *SQLiteConn) takeTurn(ctx context.Context, readonly bool) error {
 	waited, err := k.gate.acquire(ctx, timeout)
 	if err != nil {
 		if err == errBusyTurn {
+			cTurnCounted(k.h, 0, true)
 			return err
 		}
 		return c.contextError(ctx)
+	}
+	if waited > 0 {
+		cTurnCounted(k.h, waited, false)
 	}
 	k.turn = true
 	if waited > 0 {
@@ -193,7 +210,7 @@ func (c *SQLiteConn) takeTurn(ctx context.Context, readonly bool) error {
 }
 
 // endTurn gives the turn back once the connection holds no transaction;
-// called as each operation ends (connCore.unlock), and at close.
+// called as each operation ends (connCore.settle), and at close.
 func (k *connCore) endTurn() {
 	if k.h != nil {
 		cClearWait(k.h)
@@ -203,4 +220,27 @@ func (k *connCore) endTurn() {
 	}
 	k.turn = false
 	k.gate.release()
+}
+
+// sharedFileChanged follows a change of the connection's main database
+// (sqlite3_deserialize closes the file and puts memory in its place): the
+// connection leaves its file's registry entry and turn, and joins the new
+// file's, if any; under mu, outside any transaction.
+func (k *connCore) sharedFileChanged() {
+	cShareRelink(k.h)
+	key := cShareFileKey(k.h)
+	if k.gate != nil && k.gate.key == key {
+		return
+	}
+	if k.gate != nil {
+		if k.turn {
+			k.turn = false
+			k.gate.release()
+		}
+		k.gate.drop()
+		k.gate = nil
+	}
+	if key != 0 {
+		k.gate = gateFor(key)
+	}
 }

@@ -112,12 +112,7 @@ func (k *connCore) unlock(held bool) {
 	if !held {
 		return
 	}
-	if k.pending.Load() != 0 {
-		k.reapLocked()
-	}
-	if k.turn {
-		k.endTurn()
-	}
+	k.settle()
 	k.mu.Unlock()
 	// A cleanup that queued its statement while we held the lock, after the
 	// check above, relies on us: it saw the lock held.
@@ -126,11 +121,25 @@ func (k *connCore) unlock(held bool) {
 	}
 }
 
+// settle ends whatever ran under mu, before mu is let go: it finalizes the
+// orphans (closing a collected connection), and gives the write turn back
+// once the connection holds no transaction (gate.go). Every path that lets
+// go of mu goes through it, so a transaction that ends in a cleanup (a
+// dropped Rows finalized) gives the turn back as one ended by Close does.
+func (k *connCore) settle() {
+	if k.pending.Load() != 0 {
+		k.reapLocked()
+	}
+	if k.turn {
+		k.endTurn()
+	}
+}
+
 // tryReap finalizes the orphans, and closes a collected connection, unless
 // the connection is in use: its holder then does it as it unlocks.
 func (k *connCore) tryReap() {
 	for k.pending.Load() != 0 && k.mu.TryLock() {
-		k.reapLocked()
+		k.settle()
 		k.mu.Unlock()
 	}
 }

@@ -49,7 +49,9 @@ func (c *SQLiteConn) Deserialize(b []byte, schema string) error {
 		return driver.ErrBadConn
 	}
 	disarm(c.h)
-	if rc := cDeserialize(c.h, schemaOrMain(schema), b); rc != sqliteOK {
+	rc := cDeserialize(c.h, schemaOrMain(schema), b)
+	c.core.sharedFileChanged()
+	if rc != sqliteOK {
 		return errorFor(c.h, rc, 0)
 	}
 	return nil

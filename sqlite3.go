@@ -342,8 +342,28 @@ func (c *SQLiteConn) errorFor(rc int, w *watch, base int) error {
 	if code := rc & ErrNoMask; (code == sqliteInterrupt || code == sqliteBusy) && w.gen != 0 && atomic.LoadUint64(c.word.p) == w.gen {
 		return c.contextError(w.ctx)
 	}
-	return errorFor(c.h, rc, base)
+	err := errorFor(c.h, rc, base)
+	if rc&ErrNoMask == sqliteBusy && !c.closed.Load() && !cAutocommit(c.h) && (rc == sqliteBusySnapshot || !cBusyWaited(c.h)) {
+		// SQLite refused at once, in a transaction: the transaction read
+		// before it wrote, and SQLite never lets such an upgrade wait (a
+		// wait could deadlock against the writer, or the snapshot it read
+		// is already stale). Said in the message; the codes stay SQLite's.
+		cUpgradeBusy(c.h)
+		if e, ok := err.(Error); ok {
+			if e.err == "" {
+				e.err = e.Error()
+			}
+			e.err += upgradeBusyHint
+			return e
+		}
+	}
+	return err
 }
+
+// upgradeBusyHint ends the message of a write refused because its
+// transaction read first.
+const upgradeBusyHint = " (this transaction read before it wrote, and SQLite cannot make such a transaction wait for the write lock: " +
+	"begin it with BEGIN IMMEDIATE, or open the database with _txlock=immediate, to wait for the lock instead)"
 
 // contextError is the error of an operation stopped because ctx ended.
 func (c *SQLiteConn) contextError(ctx context.Context) error {

@@ -277,7 +277,7 @@ func (s *SQLiteStmt) handOver(r *SQLiteRows) error {
 
 // exec runs the bound statement and resets it.
 func (s *SQLiteStmt) exec(w *watch) (driver.Result, error) {
-	if err := s.c.takeTurn(w.ctx, stmtReadonly(s.h)); err != nil { // gate.go
+	if err := s.c.takeTurn(w.ctx, stmtWritesMain(s.h)); err != nil { // gate.go
 		return nil, err
 	}
 	if rc := cExec(s.h, w.gen); rc != sqliteOK {
@@ -289,7 +289,7 @@ func (s *SQLiteStmt) exec(w *watch) (driver.Result, error) {
 // query runs the bound statement up to its first row and returns the rows,
 // which take over the watch.
 func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
-	if err := s.c.takeTurn(w.ctx, stmtReadonly(s.h)); err != nil { // gate.go
+	if err := s.c.takeTurn(w.ctx, stmtWritesMain(s.h)); err != nil { // gate.go
 		w.done()
 		return nil, err
 	}
@@ -351,7 +351,7 @@ func (c *SQLiteConn) execContext(ctx context.Context, query string, args []drive
 		last := tail >= len(query) // the bridge skips trailing comments and semicolons
 		err := s.bind(&b, last)
 		if err == nil {
-			err = c.takeTurn(w.ctx, stmtReadonly(s.h)) // gate.go
+			err = c.takeTurn(w.ctx, stmtWritesMain(s.h)) // gate.go
 		}
 		if err == nil {
 			if rc := cExec(s.h, w.gen); rc != sqliteOK {
@@ -442,7 +442,7 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 			}
 			return rows, err
 		}
-		if err := c.takeTurn(w.ctx, stmtReadonly(s.h)); err != nil { // gate.go
+		if err := c.takeTurn(w.ctx, stmtWritesMain(s.h)); err != nil { // gate.go
 			c.release(s)
 			w.done()
 			return nil, err
