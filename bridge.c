@@ -407,6 +407,26 @@ int bridge_unix_fd(sqlite3_vfs *vfs, sqlite3_file *f) {
   return -1;
 }
 
+int bridge_shm_lock_elsewhere(sqlite3_vfs *vfs, sqlite3_file *f, int i) {
+#if defined(BRIDGE_UNITY) && SQLITE_OS_UNIX
+  unixFile *u = (unixFile *)f;
+  struct flock l;
+  if (!vfs || vfs->xOpen != unixOpen || !u->pShm || !u->pShm->pShmNode || u->pShm->pShmNode->hShm < 0) return -1;
+  memset(&l, 0, sizeof(l));
+  l.l_type = F_WRLCK;
+  l.l_whence = SEEK_SET;
+  l.l_start = UNIX_SHM_BASE + i;
+  l.l_len = 1;
+  if (osFcntl(u->pShm->pShmNode->hShm, F_GETLK, &l) != 0) return -1;
+  return l.l_type != F_UNLCK;
+#else
+  (void)vfs;
+  (void)f;
+  (void)i;
+  return -1;
+#endif
+}
+
 /* Wraps st in a new bridge_stmt, the connection's c->prepared. */
 static int bridge_adopt(bridge_conn *c, sqlite3_stmt *st) {
   bridge_stmt *s = (bridge_stmt *)calloc(1, sizeof(bridge_stmt));

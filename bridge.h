@@ -398,10 +398,19 @@ void bridge_share_timed_out(bridge_conn *c);
 ** (holding new readers of the process at most BRIDGE_WAL_GATE_MS). */
 void bridge_share_after(bridge_conn *c);
 #define BRIDGE_WAL_GATE_MS 100
+/* A read transaction older than this is a long one: the bound never holds
+** readers for it (bridge_share.c). */
+#define BRIDGE_WAL_LONG_READ_MS 200
 
 /* The descriptor of f, a file that vfs opened, when vfs is SQLite's unix
 ** VFS compiled into the bridge; -1 otherwise. */
 int bridge_unix_fd(sqlite3_vfs *vfs, sqlite3_file *f);
+
+/* Whether another process holds lock i of the WAL index of f, a file vfs
+** opened, as F_GETLK says (it never reports the caller's own locks): 1 or
+** 0; -1 when that cannot be told (not SQLite's unix VFS compiled into the
+** bridge, or no shared memory yet). */
+int bridge_shm_lock_elsewhere(sqlite3_vfs *vfs, sqlite3_file *f, int i);
 
 /* Unlinks c and links it again to its main database's file, after
 ** something may have replaced that database (sqlite3_deserialize). */

@@ -104,6 +104,7 @@ struct bridge_file {
 #else
   dev_t dev;
   ino_t ino;
+  char *path; /* the name it was opened by: a dormant entry wakes only for that name */
 #endif
   int refs;  /* open bridge_vfiles on it (databases and WALs), under share_reg */
   int conns; /* connections with it as main database (bridge_share_link), under share_reg */
@@ -116,6 +117,8 @@ struct bridge_file {
   share_cond cv;
   bridge_vfile *owner;      /* holds the write lock, in this process */
   bridge_vfile *head, *tail; /* waiting for it, in arrival order */
+  bridge_vfile *opened;     /* its open main databases in this process, under mu */
+  int inproc[5];            /* WAL read locks held in this process, by slot; atomic */
   uint64_t released;        /* bumped at every unlock; atomic */
   int nwait;                /* threads in share_wait; atomic */
   int gate;                 /* 1 while new read transactions wait (WAL bound); atomic */
@@ -125,7 +128,7 @@ struct bridge_file {
   int64_t wal_end;          /* bytes of the WAL in use; atomic */
   int64_t wal_size;         /* the WAL file's size as written here; atomic */
   int64_t retry_at;         /* the WAL bound is next tried above this extent; atomic */
-  int64_t seen_mark;        /* where the bound's last pass found an older snapshot (-1: none); atomic */
+  int64_t seen_mark;        /* the snapshot of another process's reader the bound last saw (-1: none); atomic */
   bridge_file_stats st;     /* under mu, but for the atomics noted */
 };
 
@@ -141,6 +144,9 @@ struct bridge_vfile {
   int queued;           /* in file->head..tail */
   bridge_vfile *qnext, *qprev;
   int64_t wait_start;   /* when the queued wait began */
+  bridge_vfile *fnext, *fprev; /* the file's open main databases (file->opened), under file->mu */
+  int64_t read_since;   /* when it took the WAL read lock it holds (0: none); atomic */
+  volatile unsigned char *shm0; /* the WAL index's first region, as mapped for it */
 };
 
 static sqlite3_vfs share_vfs;
@@ -181,6 +187,16 @@ static char *share_key(const char *path) {
 }
 #endif
 
+static void share_free(bridge_file *f) {
+  share_destroy(&f->mu, &f->cv);
+#ifdef _WIN32
+  free(f->key);
+#else
+  free(f->path);
+#endif
+  free(f);
+}
+
 /* The entry of path's file, if any (under share_reg); fd, when not -1, is
 ** the open file's descriptor, which names it even if path has changed. */
 static bridge_file *share_lookup(const char *path, int fd, void *out) {
@@ -195,8 +211,20 @@ static bridge_file *share_lookup(const char *path, int fd, void *out) {
   free(key);
 #else
   struct stat sb;
+  bridge_file **p;
   if ((fd >= 0 ? fstat(fd, &sb) : stat(path, &sb)) != 0) return 0;
-  for (f = share_files; f && !(f->dev == sb.st_dev && f->ino == sb.st_ino); f = f->next) {
+  for (p = &share_files; (f = *p) != 0;) {
+    if (f->dev == sb.st_dev && f->ino == sb.st_ino) {
+      if (f->refs > 0 || strcmp(f->path, path) == 0) break;
+      /* A dormant entry of this inode under another name: a deleted file's
+      ** inode reused by a new one (or another name of the same file); its
+      ** counters are not this one's. */
+      *p = f->next;
+      share_dormant--;
+      share_free(f);
+      continue;
+    }
+    p = &f->next;
   }
   if (out) *(struct stat *)out = sb;
 #endif
@@ -234,6 +262,13 @@ static bridge_file *share_find(const char *path, int fd, int main) {
     }
     f->dev = sb.st_dev;
     f->ino = sb.st_ino;
+    f->path = (char *)malloc(strlen(path) + 1);
+    if (!f->path) {
+      free(f);
+      sqlite3_mutex_leave(share_reg);
+      return 0;
+    }
+    strcpy(f->path, path);
 #endif
     f->seen_mark = -1;
     share_init(&f->mu, &f->cv);
@@ -273,13 +308,7 @@ static void share_release(bridge_file *f) {
     share_dormant--;
   }
   sqlite3_mutex_leave(share_reg);
-  if (gone) {
-    share_destroy(&gone->mu, &gone->cv);
-#ifdef _WIN32
-    free(gone->key);
-#endif
-    free(gone);
-  }
+  if (gone) share_free(gone);
 }
 
 /* ---- the write lock's queue (under f->mu) ---- */
@@ -414,6 +443,9 @@ static int share_close(sqlite3_file *p) {
   if (v->file) {
     if (!v->is_wal) {
       share_lock(&v->file->mu);
+      if (v->fprev) v->fprev->fnext = v->fnext;
+      else v->file->opened = v->fnext;
+      if (v->fnext) v->fnext->fprev = v->fprev;
       if (v->file->owner == v) v->file->owner = 0;
       if (v->queued) share_dequeue(v->file, v);
       share_broadcast(&v->file->cv);
@@ -434,6 +466,12 @@ static int share_write(sqlite3_file *p, const void *buf, int n, sqlite3_int64 of
   if (rc == SQLITE_OK && v->is_wal && v->file) {
     /* Frames are appended; a write at 0 is the header of a restarted WAL. */
     int64_t end = off + n;
+    if (off == 0) {
+      /* A restarted WAL (by the bound, or by SQLite once everything was
+      ** copied): frame numbers start again, and so does the bound. */
+      store(&v->file->retry_at, 0);
+      store(&v->file->seen_mark, -1);
+    }
     if (off == 0 || end > load(&v->file->wal_end)) store(&v->file->wal_end, end);
     if (end > load(&v->file->wal_size)) store(&v->file->wal_size, end);
   }
@@ -500,27 +538,54 @@ static int share_file_control(sqlite3_file *p, int op, void *arg) {
 static int share_sector_size(sqlite3_file *p) { return REAL(p)->pMethods->xSectorSize(REAL(p)); }
 static int share_device(sqlite3_file *p) { return REAL(p)->pMethods->xDeviceCharacteristics(REAL(p)); }
 static int share_shm_map(sqlite3_file *p, int pg, int sz, int extend, void volatile **out) {
-  return REAL(p)->pMethods->xShmMap(REAL(p), pg, sz, extend, out);
+  bridge_vfile *v = (bridge_vfile *)p;
+  int rc = v->real->pMethods->xShmMap(v->real, pg, sz, extend, out);
+  if (rc == SQLITE_OK && pg == 0 && *out) v->shm0 = (volatile unsigned char *)*out;
+  return rc;
+}
+
+/* The mark of WAL reader slot i (0-4), from the WAL index's checkpoint
+** information (https://sqlite.org/walformat.html: after the two 48-byte
+** headers, nBackfill and then aReadMark[5], native-endian u32). */
+static int share_read_mark(bridge_vfile *v, int i) {
+  if (!v->shm0 || i <= 0) return 0;
+  return (int)*(volatile uint32_t *)(v->shm0 + 96 + 4 + 4 * i);
 }
 
 static int share_os_shm_lock(bridge_vfile *v, int off, int n) {
   return v->real->pMethods->xShmLock(v->real, off, n, SQLITE_SHM_LOCK | SQLITE_SHM_EXCLUSIVE);
 }
 
+/* Counts the WAL read slots off..off+n-1 that this process locks (d = 1,
+** before the lock is tried) or lets go (d = -1), shared or exclusive: a
+** slot locked with none counted is another process's (share_external_reader). */
+static void share_count_slots(bridge_vfile *v, int off, int n, int d) {
+  int i;
+  for (i = off; i < off + n; i++) {
+    if (i >= SHARE_WAL_READ0 && i < SHARE_WAL_READ0 + 5) add(&v->file->inproc[i - SHARE_WAL_READ0], d);
+  }
+}
+
 static int share_shm_lock(sqlite3_file *p, int off, int n, int flags) {
   bridge_vfile *v = (bridge_vfile *)p;
   int rc;
-  if (!v->file) return v->real->pMethods->xShmLock(v->real, off, n, flags);
+  if (!v->file || v->is_wal) return v->real->pMethods->xShmLock(v->real, off, n, flags);
   if (flags & SQLITE_SHM_UNLOCK) {
     rc = v->real->pMethods->xShmLock(v->real, off, n, flags);
+    share_count_slots(v, off, n, -1);
+    if ((flags & SQLITE_SHM_SHARED) && off >= SHARE_WAL_READ0) store(&v->read_since, 0);
     if (off == SHARE_WAL_WRITE && (flags & SQLITE_SHM_EXCLUSIVE)) share_drop_write(v);
     else share_released(v->file);
     return rc;
   }
   if (off == SHARE_WAL_WRITE && (flags & SQLITE_SHM_EXCLUSIVE)) return share_take_write(v, share_os_shm_lock, off, n);
   if ((flags & SQLITE_SHM_SHARED) && off >= SHARE_WAL_READ0) share_gate(v->file);
+  share_count_slots(v, off, n, 1);
   rc = v->real->pMethods->xShmLock(v->real, off, n, flags);
-  if ((rc & 0xff) == SQLITE_BUSY) {
+  if (rc != SQLITE_OK) share_count_slots(v, off, n, -1);
+  if (rc == SQLITE_OK && (flags & SQLITE_SHM_SHARED) && off >= SHARE_WAL_READ0) {
+    store(&v->read_since, bridge_share_now()); /* a read transaction begins */
+  } else if ((rc & 0xff) == SQLITE_BUSY) {
     share_refused.v = v;
     share_refused.write = 0;
   }
@@ -556,6 +621,13 @@ static int share_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *p, 
   if (rc == SQLITE_OK && name) {
     if (flags & SQLITE_OPEN_MAIN_DB) {
       v->file = share_find(name, bridge_unix_fd(share_real, v->real), 1);
+      if (v->file) {
+        share_lock(&v->file->mu);
+        v->fnext = v->file->opened;
+        if (v->fnext) v->fnext->fprev = v;
+        v->file->opened = v;
+        share_unlock(&v->file->mu);
+      }
     } else if (flags & SQLITE_OPEN_WAL) {
       v->file = share_find(sqlite3_filename_database(name), -1, 0);
       v->is_wal = 1;
@@ -907,6 +979,41 @@ void bridge_share_timed_out(bridge_conn *c) {
 **   - read-only connections never run it (they cannot write the WAL's
 **     header), and the bound is the file's: the smallest _wal_bound of the
 **     process's connections on it, none while any of them says 0. */
+/* How long the oldest read transaction of this process on f (self's aside)
+** has run, in ns. */
+static int64_t share_oldest_reader(bridge_file *f, bridge_vfile *self) {
+  bridge_vfile *v;
+  int64_t now = bridge_share_now(), since, oldest = 0;
+  share_lock(&f->mu);
+  for (v = f->opened; v; v = v->fnext) {
+    if (v != self && (since = load(&v->read_since)) != 0 && now - since > oldest) oldest = now - since;
+  }
+  share_unlock(&f->mu);
+  return oldest;
+}
+
+/* A WAL read lock that another process holds: the mark of its slot (0 for
+** slot 0, the database file's readers), or -1 when there is none. The
+** unix VFS's locks say it exactly (bridge_shm_lock_elsewhere); elsewhere a
+** slot that no connection of this process holds, yet cannot be locked, is
+** held by another process (the test SQLite's checkpoints make, as brief). */
+static int64_t share_external_reader(bridge_vfile *v) {
+  int i, rc;
+  if (!v || !v->shm0) return -1;
+  for (i = 0; i < 5; i++) {
+    rc = bridge_shm_lock_elsewhere(share_real, v->real, SHARE_WAL_READ0 + i);
+    if (rc > 0) return share_read_mark(v, i);
+    if (rc == 0 || load(&v->file->inproc[i]) > 0) continue;
+    rc = v->real->pMethods->xShmLock(v->real, SHARE_WAL_READ0 + i, 1, SQLITE_SHM_LOCK | SQLITE_SHM_EXCLUSIVE);
+    if (rc == SQLITE_OK) {
+      v->real->pMethods->xShmLock(v->real, SHARE_WAL_READ0 + i, 1, SQLITE_SHM_UNLOCK | SQLITE_SHM_EXCLUSIVE);
+    } else if ((rc & 0xff) == SQLITE_BUSY) {
+      return share_read_mark(v, i);
+    }
+  }
+  return -1;
+}
+
 static void share_bound_gate(bridge_file *f, bridge_conn *c) {
   share_lock(&f->mu);
   f->gate_until = bridge_share_now() + (int64_t)BRIDGE_WAL_GATE_MS * 1000000;
@@ -919,8 +1026,10 @@ static void share_bound_gate(bridge_file *f, bridge_conn *c) {
 void bridge_share_after(bridge_conn *c) {
   bridge_vfile *v = c->vfile;
   bridge_file *f;
-  int64_t end, start, bound;
+  int64_t end, start, bound, oldest = 0;
   int rc, held, log = -1, done = -1, zero = 0;
+  int64_t ext, behind;
+  int young;
   if (!v) return;
   if (v->queued) bridge_share_leave(c);
   if (load(&v->shared)) return;
@@ -935,24 +1044,33 @@ void bridge_share_after(bridge_conn *c) {
   c->depth++;
   start = bridge_share_now();
   sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &done);
-  if (log >= 0 && done < log) {
-    int64_t seen = load(&f->seen_mark);
-    store(&f->seen_mark, done);
-    if (seen == done || seen < 0) {
-      /* A snapshot that held back the last pass too, or a first sight. */
-      share_lock(&f->mu);
-      if (seen == done) f->st.checkpoints_deferred++;
-      f->st.last_checkpoint_log = log;
-      f->st.last_checkpoint_done = done;
-      share_unlock(&f->mu);
-      store(&f->retry_at, load(&f->wal_end) + (seen == done ? bound / 4 : bound / 32));
-      c->depth--;
-      store(&f->bounding, 0);
-      return;
-    }
-  } else if (log < 0) {
+  if (log < 0) {
     /* Another checkpoint runs (or an error): soon again. */
     store(&f->retry_at, load(&f->wal_end) + bound / 16);
+    c->depth--;
+    store(&f->bounding, 0);
+    return;
+  }
+  oldest = share_oldest_reader(f, c->vfile);
+  ext = share_external_reader(c->vfile);
+  young = oldest <= BRIDGE_WAL_LONG_READ_MS * (int64_t)1000000;
+  /* The WAL bytes written since the oldest snapshot still open began. */
+  behind = done < log && log > 0 ? (int64_t)(log - done) * (end / log) : 0;
+  if (!young || ext >= 0 || (behind > bound / 2 && oldest > BRIDGE_WAL_LONG_READ_MS * (int64_t)100000)) {
+    /* A long read transaction of this process; or a snapshot that has
+    ** outlived half the bound's writes and a tenth of that time, which may
+    ** be one (the bound looks again soon); or a reader of another process,
+    ** whose age cannot be seen: the first sight only notes its snapshot,
+    ** and when the next pass finds it still open, it is a long one. No
+    ** hold in any case. */
+    int again = young && (ext < 0 || ext != load(&f->seen_mark));
+    store(&f->seen_mark, ext);
+    share_lock(&f->mu);
+    if (!again) f->st.checkpoints_deferred++;
+    f->st.last_checkpoint_log = log;
+    f->st.last_checkpoint_done = done;
+    share_unlock(&f->mu);
+    store(&f->retry_at, load(&f->wal_end) + (again ? bound / 32 : bound / 4));
     c->depth--;
     store(&f->bounding, 0);
     return;

@@ -196,7 +196,7 @@ func TestShareWaitEnds(t *testing.T) {
 				testMustExec(t, holder, "SELECT 1; BEGIN IMMEDIATE")
 				release = func() { testMustExec(t, holder, "COMMIT") }
 			case "process":
-				release = shareChildHolds(t, dsn)
+				release = shareChildHolds(t, dsn, "hold")
 			}
 
 			start := time.Now()
@@ -237,12 +237,13 @@ func TestShareWaitEnds(t *testing.T) {
 	}
 }
 
-// shareChildHolds starts a child process that holds the write lock of dsn's
-// file (BEGIN IMMEDIATE) until the returned function is called.
-func shareChildHolds(t *testing.T, dsn string) func() {
+// shareChildHolds starts a child process that holds, until the returned
+// function is called, the write lock of dsn's file (what "hold": BEGIN
+// IMMEDIATE) or a read transaction on it (what "read": Litestream's shape).
+func shareChildHolds(t *testing.T, dsn, what string) func() {
 	t.Helper()
 	cmd := testBinaryCommand("-test.run=^TestShareChild$", "-test.count=1", "-test.timeout=2m")
-	cmd.Env = append(os.Environ(), shareChildEnv+"="+dsn+"|hold")
+	cmd.Env = append(os.Environ(), shareChildEnv+"="+dsn+"|"+what)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -414,11 +415,18 @@ func TestShareChild(t *testing.T) {
 	if err := db.Ping(); err != nil {
 		t.Fatal(err)
 	}
-	if parts[1] == "hold" {
-		// shareChildHolds: the write lock until stdin closes.
-		tx, err := db.Begin()
+	if parts[1] == "hold" || parts[1] == "read" {
+		// shareChildHolds: the write lock, or a read transaction, until
+		// stdin closes.
+		tx, err := db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: parts[1] == "read"})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if parts[1] == "read" {
+			var n int
+			if err := tx.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil {
+				t.Fatal(err)
+			}
 		}
 		fmt.Println("READY")
 		io.Copy(io.Discard, os.Stdin)

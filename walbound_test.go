@@ -1,0 +1,166 @@
+//go:build cgo
+
+package sqlite3
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Tests of the WAL bound (share.go, bridge_share.c): it holds readers only
+// where that can win, it is the file's, and read-only connections leave it
+// to the others. TestWALBound (share_test.go) shows it keeping the WAL
+// bounded under readers that never stop.
+
+const testBound = 256 << 10
+
+// walWorkload writes txs transactions of 5 rows of 1 KB through db while
+// two goroutines read through readers, and returns the WAL file's largest
+// size seen after a commit.
+func walWorkload(t *testing.T, db, readers *sql.DB, path string, txs int) int64 {
+	t.Helper()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for range 2 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var n int
+				if err := readers.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil {
+					if failed.Add(1) == 1 {
+						t.Errorf("reader: %v", err)
+					}
+					return
+				}
+			}
+		})
+	}
+	var largest int64
+	for i := range txs {
+		tx, err := db.Begin()
+		if err != nil {
+			t.Fatalf("transaction %d: %v", i, err)
+		}
+		for range 5 {
+			if _, err = tx.Exec("INSERT INTO t(v) VALUES (randomblob(1000))"); err != nil {
+				tx.Rollback()
+				t.Fatalf("transaction %d: %v", i, err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatalf("transaction %d: %v", i, err)
+		}
+		if fi, err := os.Stat(path + "-wal"); err == nil {
+			largest = max(largest, fi.Size())
+		}
+	}
+	close(stop)
+	wg.Wait()
+	return largest
+}
+
+// A read transaction that outlives many writes (Litestream keeps one; a
+// report, a slow client), in this process or another, makes the bound's
+// truncation impossible until it ends. The bound sees that the snapshot
+// holding it back lives on and never holds the other readers for it; once
+// the long reader ends, it truncates the WAL again.
+func TestWALBoundLongReader(t *testing.T) {
+	for _, where := range []string{"this process", "another process"} {
+		t.Run(where, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "l.db")
+			dsn := path + "?_journal_mode=WAL&_txlock=immediate&_busy_timeout=5000&_wal_bound=262144"
+			db := openTestDB(t, dsn)
+			db.SetMaxOpenConns(4)
+			testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)")
+			var release func()
+			if where == "this process" {
+				long, err := db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var n int
+				if err := long.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				release = func() { long.Rollback() }
+				// The bound tells a long read transaction of its process by
+				// its age (BRIDGE_WAL_LONG_READ_MS): one that began just
+				// before may be held for once.
+				time.Sleep(300 * time.Millisecond)
+			} else {
+				release = shareChildHolds(t, dsn, "read")
+			}
+			walWorkload(t, db, db, path, 200) // 1 MB: 4 times the bound
+			st := shareStats(t, db)
+			t.Logf("with the long reader: %+v", st)
+			if st.ReadersHeld != 0 {
+				t.Errorf("the bound held readers %d times (max %v) for a truncation the long reader made impossible", st.ReadersHeld, st.ReadersHeldMax)
+			}
+			if st.CheckpointsDeferred == 0 {
+				t.Errorf("no checkpoint deferred while the long reader lived")
+			}
+			release()
+			largest := walWorkload(t, db, db, path, 200)
+			after := shareStats(t, db)
+			t.Logf("after it: %+v; largest WAL %d", after, largest)
+			if after.Checkpoints-after.CheckpointsFailed == 0 {
+				t.Errorf("no truncation succeeded once the long reader ended")
+			}
+			if after.WALFileBytes > testBound {
+				t.Errorf("the WAL is %d bytes after the long reader ended, over the bound of %d", after.WALFileBytes, testBound)
+			}
+		})
+	}
+}
+
+// _wal_bound=0 on one pool turns the bound off for the file, whatever
+// another pool of the process on the same file says: that pool's
+// connections never hold the first pool's readers.
+func TestWALBoundOffForFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "o.db")
+	app := openTestDB(t, path+"?_journal_mode=WAL&_txlock=immediate&_busy_timeout=5000&_wal_bound=0")
+	testMustExec(t, app, "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)")
+	other := openTestDB(t, path+"?_journal_mode=WAL&_txlock=immediate&_busy_timeout=5000&_wal_bound=262144")
+	walWorkload(t, other, app, path, 200)
+	st := shareStats(t, app)
+	t.Logf("%+v", st)
+	if st.WALBound != 0 || st.Checkpoints != 0 || st.ReadersHeld != 0 {
+		t.Errorf("WALBound %d, %d checkpoints, readers held %d times: want the bound off for the file", st.WALBound, st.Checkpoints, st.ReadersHeld)
+	}
+	// Once the pool that said 0 closes, the other's bound applies.
+	app.Close()
+	if st := shareStats(t, other); st.WALBound != testBound {
+		t.Errorf("WALBound %d once the pool with _wal_bound=0 closed, want %d", st.WALBound, testBound)
+	}
+}
+
+// The README's layout, a write pool and a mode=ro read pool on one file:
+// the read-only connections cannot truncate the WAL, so they leave the
+// bound to the writable ones, which keep the WAL within it.
+func TestWALBoundReadOnlyPool(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.db")
+	write := openTestDB(t, path+"?_journal_mode=WAL&_txlock=immediate&_busy_timeout=5000&_wal_bound=262144")
+	testMustExec(t, write, "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)")
+	read := openTestDB(t, "file:"+path+"?mode=ro&_busy_timeout=5000&_wal_bound=262144")
+	read.SetMaxOpenConns(4)
+	largest := walWorkload(t, write, read, path, 400)
+	st := shareStats(t, write)
+	t.Logf("%+v; largest WAL %d", st, largest)
+	if largest > testBound {
+		t.Errorf("the WAL reached %d bytes, over the bound of %d", largest, testBound)
+	}
+	if st.Checkpoints == 0 {
+		t.Errorf("the bound never ran")
+	}
+}
