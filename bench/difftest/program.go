@@ -16,7 +16,7 @@
 // connection holds is held by a connection that waits for nothing (a busy
 // timeout can only run out, whatever its length, so the serial connections
 // have short ones); concurrent phases wait for locks that are certainly
-// released (a busy timeout of 5 s), or do work that never waits on a
+// released (a busy timeout of 2 s), or do work that never waits on a
 // correct driver (WAL: a TEMP table, an ATTACHed file of its own, VACUUM
 // INTO, beside writers), and their transcript is their counts. What mattn
 // does that depends on timing (a context already cancelled may still let
@@ -50,7 +50,7 @@ const (
 
 // Concurrent phases.
 const (
-	PWriters  = "writers" // G goroutines, each on a new connection (busy 5 s), N transactions of inserts; read-only readers beside
+	PWriters  = "writers" // G goroutines, each on a new connection (busy 2 s), N transactions of inserts; read-only readers beside
 	PSide     = "side"    // writers as PWriters, and goroutines doing TEMP, ATTACH, pragma and VACUUM INTO work beside them
 	PBackup   = "backup"  // WAL: VACUUM INTO of a large table while a writer with a 2 ms busy timeout inserts
 	bigRowsKV = 30000     // rows of the table PBackup copies

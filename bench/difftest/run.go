@@ -505,13 +505,13 @@ func (r *runner) dump(label, path string) {
 func (r *runner) phase(o Op) string {
 	main := filepath.Join(r.dir, "main.db")
 	spec := r.p.Conns[o.Conn]
-	w := Conn{TxLock: spec.TxLock, Busy: 5000, WALBound: spec.WALBound}
+	w := Conn{TxLock: spec.TxLock, Busy: 2000, WALBound: spec.WALBound}
 	wdb, err := sql.Open("sqlite3", w.DSN(main, r.p.Mode))
 	if err != nil {
 		return r.class(err)
 	}
 	defer wdb.Close()
-	rodb, err := sql.Open("sqlite3", Conn{TxLock: "deferred", Busy: 5000, RO: true, WALBound: spec.WALBound}.DSN(main, r.p.Mode))
+	rodb, err := sql.Open("sqlite3", Conn{TxLock: "deferred", Busy: 2000, RO: true, WALBound: spec.WALBound}.DSN(main, r.p.Mode))
 	if err != nil {
 		return r.class(err)
 	}
@@ -519,7 +519,7 @@ func (r *runner) phase(o Op) string {
 	// Work beside the writers: in WAL it never waits for them on a correct
 	// driver, so its busy timeout is short; in rollback mode it may wait
 	// for a writer's commit, so it is long.
-	sideBusy := 5000
+	sideBusy := 2000
 	if r.p.Mode == "WAL" {
 		sideBusy = 1
 	}
