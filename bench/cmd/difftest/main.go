@@ -15,10 +15,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,7 +98,7 @@ func main() {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				lines, err := runbench.RunOne(b, []string{"-seed", strconv.FormatUint(seed, 10)}, *timeout)
+				lines, err := run(b, seed, *timeout)
 				mu.Lock()
 				out[d], errs[d] = lines, err
 				mu.Unlock()
@@ -107,6 +111,12 @@ func main() {
 				out[d] = append(out[d], "exited: "+err.Error())
 			}
 		}
+		crashes := ""
+		for _, d := range []string{"ours", "mattn"} {
+			if errs[d] != nil {
+				crashes += fmt.Sprintf("  %s exited after %d lines: %v\n", d, len(out[d])-1, errs[d])
+			}
+		}
 		res := difftest.Compare(p, out["ours"], out["mattn"])
 		switch {
 		case res.Same:
@@ -114,7 +124,7 @@ func main() {
 			if *verbose || *one != 0 {
 				fmt.Printf("seed %d: same (%d ops, %v)\n", seed, len(p.Ops), took)
 			}
-		case res.Known != nil:
+		case res.Known != nil && crashes == "":
 			nknown++
 			known[res.Known.Name] = append(known[res.Known.Name], seed)
 			fmt.Printf("seed %d: known difference %s at op %d (%s): ours %q, mattn %q\n", seed, res.Known.Name, res.Op, p.Ops[res.Op], res.Ours, res.Mattn)
@@ -122,6 +132,7 @@ func main() {
 			ndiff++
 			diffSeeds = append(diffSeeds, strconv.FormatUint(seed, 10))
 			report(p, res, seed)
+			fmt.Print(crashes)
 		}
 		if *one != 0 {
 			fmt.Printf("\nprogram:\n%s", p.Text())
@@ -157,7 +168,9 @@ func report(p *difftest.Program, res difftest.Result, seed uint64) {
 		where = fmt.Sprintf("line %d", res.Line)
 	}
 	fmt.Printf("seed %d: DIFFERENT at %s\n  ours:  %s\n  mattn: %s\n", seed, where, res.Ours, res.Mattn)
-	if len(res.OtherOps) > 0 {
+	if n := len(res.OtherOps); n > 10 {
+		fmt.Printf("  later ops that differ too: %v ... (%d in all)\n", res.OtherOps[:10], n)
+	} else if n > 0 {
 		fmt.Printf("  later ops that differ too: %v\n", res.OtherOps)
 	}
 	if res.FinalDiff && res.Op >= 0 {
@@ -165,6 +178,33 @@ func report(p *difftest.Program, res difftest.Result, seed uint64) {
 	}
 	fmt.Printf("  reproduce: cd bench && go run ./cmd/difftest -seed %d\n", seed)
 }
+
+// run runs one driver's program on seed: its transcript, and for a crash
+// the signal or panic and the first frames of the driver that it names.
+func run(bin string, seed uint64, timeout time.Duration) ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-seed", strconv.FormatUint(seed, 10))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	lines := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
+	if ctx.Err() != nil {
+		return lines, fmt.Errorf("timed out after %v", timeout)
+	}
+	if err != nil {
+		var why []string
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if crashLine.MatchString(l) && len(why) < 6 {
+				why = append(why, strings.TrimSpace(l))
+			}
+		}
+		return lines, fmt.Errorf("%w: %s", err, strings.Join(why, " | "))
+	}
+	return lines, nil
+}
+
+var crashLine = regexp.MustCompile(`^(SIG|fatal error|panic:|==\d+==ERROR|signal arrived)|^github.com/fastsqlite/sqlite3\._Cfunc|^github.com/mattn/go-sqlite3\._Cfunc`)
 
 func at(l []string, i int) string {
 	if i < len(l) {
