@@ -55,6 +55,12 @@ var Exceptions = []Exception{
 		Why:  "README's compatibility table; programs use none of them (BeginTx with nil options, one statement per Query).",
 	},
 	{
+		Name: "wal-bound-checkpoint",
+		Why: "This driver's WAL bound (_wal_bound, 64 KiB in some programs) checkpoints on its own, where mattn " +
+			"does not: the WAL's content, not a result, differs. Transcripts keep only wal_checkpoint's busy column, " +
+			"and read-only connections never run one (they fail with IOERR_WRITE when there are frames to copy).",
+	},
+	{
 		Name: "deserialize-error-text",
 		Why: "mattn's Deserialize returns a plain error \"deserialize failed with return N\", this driver an Error with " +
 			"code N: the transcript reads the code out of mattn's text.",
