@@ -617,10 +617,11 @@ func (r *runner) phase(o Op) string {
 					return err
 				},
 			}
+			names := []string{"temp", "attach", "pragma", "vacinto"}
 			for s, f := range sides {
 				c, err := sdb.Conn(r.ctx)
 				if err != nil {
-					count(fmt.Sprintf("side%d-open", s), err)
+					count(names[s]+"-open", err)
 					continue
 				}
 				wg.Add(1)
@@ -628,7 +629,7 @@ func (r *runner) phase(o Op) string {
 					defer wg.Done()
 					defer c.Close()
 					for j := 0; j < o.N; j++ {
-						count(fmt.Sprintf("side%d", s), f(c, j))
+						count(names[s], f(c, j))
 					}
 				}()
 			}
@@ -684,7 +685,7 @@ func (r *runner) phase(o Op) string {
 	// there is anything to copy).
 	var busy int
 	err = wdb.QueryRow("PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, new(int), new(int))
-	count(fmt.Sprintf("checkpoint-busy=%d", busy), err)
+	count(fmt.Sprintf("checkpoint(busy=%d)", busy), err)
 	var keys []string
 	for k, n := range counts {
 		keys = append(keys, fmt.Sprintf("%s=%d", k, n))
