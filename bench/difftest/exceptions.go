@@ -1,0 +1,161 @@
+package difftest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Exception is a difference between the two drivers that is known and
+// intended: the README's compatibility section says why this driver differs
+// from mattn there. A transcript difference that one of them explains is
+// reported as known, and the rest of that program is not compared (its
+// state may differ from there on).
+type Exception struct {
+	Name string
+	Why  string
+	// Match reports whether the difference at op (ours' and mattn's
+	// outcome) is this one. Nil: avoided by construction, listed so that
+	// nobody has to wonder.
+	Match func(p *Program, i int, ours, mattn string) bool
+}
+
+// Exceptions is the list of known differences, and of those the generator
+// avoids by construction.
+var Exceptions = []Exception{
+	{
+		Name: "deserialize-growth",
+		Why: "mattn's Deserialize does not pass SQLITE_DESERIALIZE_RESIZEABLE: its in-memory database cannot grow " +
+			"(SQLITE_FULL); this driver's grows. The fixed image has free pages so that programs rarely reach it.",
+		Match: func(p *Program, i int, ours, mattn string) bool {
+			return deserialized(p, i) && strings.HasPrefix(mattn, "full(13") && strings.HasPrefix(ours, "ok")
+		},
+	},
+	{
+		Name: "cancel-before",
+		Why: "mattn checks a context already cancelled only from a goroutine that races with the statement: " +
+			"the statement may run. cancelpre ops fold ok and canceled into one class (ok-or-canceled), and only read.",
+	},
+	{
+		Name: "interrupt-other-rows",
+		Why: "README: on mattn a cancelled operation interrupts every statement of the connection, an open Rows " +
+			"included; here only the operation given the context. Programs never cancel on a connection with an open reader.",
+	},
+	{
+		Name: "leaked-rows-collector",
+		Why: "README: a busy wait of this driver that lasts 100 ms runs the collector, which finalizes leaked " +
+			"Rows, where mattn waits for a collection to happen. Every leak op runs runtime.GC itself, so both drivers " +
+			"have finalized the leaked statement before the next op.",
+	},
+	{
+		Name: "mode-ro-plain-filename",
+		Why:  "README: mattn ignores mode=ro on a plain filename. Programs use file: URIs only.",
+	},
+	{
+		Name: "readonly-tx, isolation levels, multi-statement Query, strict checks",
+		Why:  "README's compatibility table; programs use none of them (BeginTx with nil options, one statement per Query).",
+	},
+	{
+		Name: "wal-bound-checkpoint",
+		Why: "This driver's WAL bound (_wal_bound, 64 KiB in some programs) checkpoints on its own, where mattn " +
+			"does not: the WAL's content, not a result, differs. Transcripts keep only wal_checkpoint's busy column, " +
+			"and read-only connections never run one (they fail with IOERR_WRITE when there are frames to copy).",
+	},
+	{
+		Name: "deserialize-error-text",
+		Why: "mattn's Deserialize returns a plain error \"deserialize failed with return N\", this driver an Error with " +
+			"code N: the transcript reads the code out of mattn's text.",
+	},
+}
+
+// deserialized reports whether op i's connection has run a deserialize op
+// before it.
+func deserialized(p *Program, i int) bool {
+	if i < 0 || i >= len(p.Ops) {
+		return false
+	}
+	c := p.Ops[i].Conn
+	for _, o := range p.Ops[:i] {
+		if o.Kind == KDeser && o.Conn == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Explain returns the exception that explains a difference at op i, if any.
+func Explain(p *Program, i int, ours, mattn string) (Exception, bool) {
+	for _, e := range Exceptions {
+		if e.Match != nil && e.Match(p, i, ours, mattn) {
+			return e, true
+		}
+	}
+	return Exception{}, false
+}
+
+// Result is the comparison of one program's two transcripts.
+type Result struct {
+	Same      bool
+	Known     *Exception // the first difference is a known one
+	Line      int        // first differing line (0-based)
+	Op        int        // its op, or -1 for the final dump or the header
+	Ours      string     // the two lines ("" when a transcript ended there)
+	Mattn     string
+	OtherOps  []int // later ops whose outcomes differ too
+	FinalDiff bool  // the final databases differ
+}
+
+// Compare compares ours' and mattn's transcripts of p line by line.
+func Compare(p *Program, ours, mattn []string) Result {
+	res := Result{Same: true, Line: -1, Op: -1}
+	n := max(len(ours), len(mattn))
+	for i := 0; i < n; i++ {
+		var a, b string
+		if i < len(ours) {
+			a = ours[i]
+		}
+		if i < len(mattn) {
+			b = mattn[i]
+		}
+		if a == b {
+			continue
+		}
+		op := opIndex(a, b)
+		if strings.HasPrefix(a, "final") || strings.HasPrefix(b, "final") {
+			res.FinalDiff = true
+		}
+		if res.Same {
+			res.Same = false
+			res.Line, res.Op, res.Ours, res.Mattn = i, op, a, b
+			if op >= 0 {
+				if e, ok := Explain(p, op, outcome(a), outcome(b)); ok {
+					res.Known = &e
+					return res
+				}
+			}
+			continue
+		}
+		if op >= 0 {
+			res.OtherOps = append(res.OtherOps, op)
+		}
+	}
+	return res
+}
+
+// opIndex is the op number of a transcript line "op N cK kind: outcome".
+func opIndex(a, b string) int {
+	for _, l := range []string{a, b} {
+		var n int
+		if _, err := fmt.Sscanf(l, "op %d ", &n); err == nil {
+			return n
+		}
+	}
+	return -1
+}
+
+// outcome is what follows "op N cK kind: ".
+func outcome(l string) string {
+	if _, o, ok := strings.Cut(l, ": "); ok {
+		return o
+	}
+	return l
+}

@@ -1,0 +1,25 @@
+// Command mattn runs difftest's programs on github.com/mattn/go-sqlite3
+// v1.14.53. cmd/difftest builds it.
+package main
+
+import (
+	"errors"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/fastsqlite/sqlite3/bench/difftest"
+)
+
+func main() {
+	difftest.Main(difftest.Driver{Label: "mattn", Code: func(err error) (int, int, bool) {
+		var e sqlite3.Error
+		if errors.As(err, &e) {
+			return int(e.Code), int(e.ExtendedCode), true
+		}
+		var p *sqlite3.Error
+		if errors.As(err, &p) {
+			return int(p.Code), int(p.ExtendedCode), true
+		}
+		return 0, 0, false
+	}})
+}

@@ -1,0 +1,25 @@
+// Command ours runs difftest's programs on this driver (the parent
+// directory, through go.mod's replace directive). cmd/difftest builds it.
+package main
+
+import (
+	"errors"
+
+	sqlite3 "github.com/fastsqlite/sqlite3"
+
+	"github.com/fastsqlite/sqlite3/bench/difftest"
+)
+
+func main() {
+	difftest.Main(difftest.Driver{Label: "ours", Code: func(err error) (int, int, bool) {
+		var e sqlite3.Error
+		if errors.As(err, &e) {
+			return int(e.Code), int(e.ExtendedCode), true
+		}
+		var p *sqlite3.Error
+		if errors.As(err, &p) {
+			return int(p.Code), int(p.ExtendedCode), true
+		}
+		return 0, 0, false
+	}})
+}
