@@ -64,6 +64,8 @@ type config struct {
 	litestream string
 	maxRead    time.Duration
 	keep       bool
+	ckptMode   string
+	ckptEvery  time.Duration
 }
 
 func main() {
@@ -77,6 +79,8 @@ func main() {
 	flag.StringVar(&cfg.litestream, "litestream", "litestream", "the litestream binary")
 	flag.DurationVar(&cfg.maxRead, "maxread", 100*time.Millisecond, "the longest a read transaction may take")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory (it is always kept when a check fails)")
+	flag.StringVar(&cfg.ckptMode, "checkpoint", "", "also run PRAGMA wal_checkpoint(MODE) from the application every -checkpoint-every (PASSIVE, FULL, RESTART, TRUNCATE): what Litestream does beside it")
+	flag.DurationVar(&cfg.ckptEvery, "checkpoint-every", 2*time.Second, "with -checkpoint: how often")
 	flag.Parse()
 	if v := os.Getenv("LITESTREAM_DURATION"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -86,7 +90,13 @@ func main() {
 		}
 		cfg.duration = d
 	}
-	if cfg.writers < 1 || cfg.readers < 0 || cfg.rate < 0 || cfg.duration <= 0 {
+	switch cfg.ckptMode = strings.ToUpper(cfg.ckptMode); cfg.ckptMode {
+	case "", "PASSIVE", "FULL", "RESTART", "TRUNCATE":
+	default:
+		fmt.Fprintf(os.Stderr, "-checkpoint %s: want PASSIVE, FULL, RESTART or TRUNCATE\n", cfg.ckptMode)
+		os.Exit(2)
+	}
+	if cfg.writers < 1 || cfg.readers < 0 || cfg.rate < 0 || cfg.duration <= 0 || cfg.ckptEvery <= 0 {
 		fmt.Fprintln(os.Stderr, "want -writers >= 1, -readers >= 0, -rate >= 0, -duration > 0")
 		os.Exit(2)
 	}
@@ -243,6 +253,9 @@ dbs:
 	fmt.Printf("stalls of the whole process (a 1 ms sleep that took over 10 ms): %d, longest %s\n", len(ld.stalls), round(ld.stallMax()))
 	fmt.Printf("WAL (sampled every 100 ms): largest file %s, most in use (FileStats.WALBytes) %s; at the end: file %s\n",
 		mib(ld.walMax.Load()), mib(ld.walInUseMax.Load()), mib(st.WALFileBytes))
+	if cfg.ckptMode != "" {
+		fmt.Printf("application checkpoints (%s every %s): %s, longest %s\n", cfg.ckptMode, cfg.ckptEvery, mapString(ld.ckpts, ""), round(ld.ckptMax))
+	}
 	fmt.Printf("FileStats: ReadersHeld %d, ReadersHeldMax %s, ReadersHeldTime %s, Checkpoints %d, CheckpointsFailed %d, CheckpointTime %s, WALFileBytes %d, WriteWaits %d, WriteWaitMax %s, BusyTimeouts %d\n",
 		st.ReadersHeld, round(st.ReadersHeldMax), round(st.ReadersHeldTime), st.Checkpoints, st.CheckpointsFailed,
 		round(st.CheckpointTime), st.WALFileBytes, st.WriteWaits, round(st.WriteWaitMax), st.BusyTimeouts)
@@ -299,8 +312,10 @@ type load struct {
 	stalls      []span            // the process did not run (the probe overslept)
 	writeErrors atomic.Int64
 	readErrors  atomic.Int64
-	walMax      atomic.Int64 // the -wal file's size, sampled
-	walInUseMax atomic.Int64 // FileStats.WALBytes, sampled
+	ckpts       map[string]int // -checkpoint: results (busy,log,checkpointed or the error)
+	ckptMax     time.Duration  // -checkpoint: the longest
+	walMax      atomic.Int64   // the -wal file's size, sampled
+	walInUseMax atomic.Int64   // FileStats.WALBytes, sampled
 
 	errMu  sync.Mutex
 	errors []string
@@ -329,6 +344,9 @@ func (ld *load) run(dbPath string) {
 	done := make(chan struct{})
 	var sampler sync.WaitGroup
 	sampler.Go(func() { ld.probe(done) })
+	if ld.cfg.ckptMode != "" {
+		sampler.Go(func() { ld.checkpointer(done) })
+	}
 	sampler.Go(func() {
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
@@ -499,6 +517,30 @@ func (ld *load) readLatencies() (p50, p99, pmax time.Duration, n int) {
 	slices.Sort(all)
 	at := func(q float64) time.Duration { return all[min(len(all)-1, int(q*float64(len(all))))] }
 	return at(0.50), at(0.99), all[len(all)-1], len(all)
+}
+
+// checkpointer runs PRAGMA wal_checkpoint(-checkpoint) every
+// -checkpoint-every until done, as an application that checkpoints itself.
+func (ld *load) checkpointer(done <-chan struct{}) {
+	ld.ckpts = map[string]int{}
+	t := time.NewTicker(ld.cfg.ckptEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		t0 := time.Now()
+		var busy, log, ckpt int
+		err := ld.db.QueryRow(`PRAGMA wal_checkpoint(`+ld.cfg.ckptMode+`)`).Scan(&busy, &log, &ckpt)
+		ld.ckptMax = max(ld.ckptMax, time.Since(t0))
+		if err != nil {
+			ld.ckpts[err.Error()]++
+		} else {
+			ld.ckpts[fmt.Sprintf("busy=%d", busy)]++
+		}
+	}
 }
 
 // slowReads returns the reads over limit, and how many of them the process's
