@@ -72,6 +72,10 @@ static int bridge_may_step_ahead(bridge_conn *c) {
 #endif
 }
 
+int bridge_read_only(bridge_conn *c) {
+  return bridge_may_step_ahead(c) || sqlite3_db_readonly(c->db, "main") == 1;
+}
+
 int bridge_steps_ahead_built(void) {
 #ifdef BRIDGE_UNITY
   return 1;

@@ -340,6 +340,10 @@ int bridge_busy_install(bridge_conn *c, bridge_busy *b);
 ** bridge_share.c may queue. */
 int bridge_busy_ours(bridge_conn *c);
 
+/* Whether c cannot write its main database: opened read-only, or PRAGMA
+** query_only (seen only in the amalgamation compiled into the bridge). */
+int bridge_read_only(bridge_conn *c);
+
 /* Non-zero when c's running operation has been cancelled. */
 int bridge_cancelled(bridge_conn *c);
 
@@ -366,9 +370,9 @@ void *bridge_share_file_key(bridge_conn *c);
 ** transaction and runs no step. -1 otherwise. */
 int bridge_turn_timeout(bridge_conn *c);
 
-/* Counts a wait for the write turn in Go that got it after ns, or that ran
-** out (timedout), in the file's stats. */
-void bridge_share_turn_counted(bridge_conn *c, int64_t ns, int timedout);
+/* Counts a wait for the write turn in Go that got it after ns, in the
+** file's stats (one that ran out is counted by the busy handler). */
+void bridge_share_turn_counted(bridge_conn *c, int64_t ns);
 
 /* Counts a write refused because its transaction read first (SQLite cannot
 ** let a deferred transaction's upgrade wait). */

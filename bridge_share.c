@@ -823,6 +823,9 @@ int bridge_turn_timeout(bridge_conn *c) {
   return -1;
 #endif
   if (!c->vfile || load(&c->vfile->shared) || c->depth > 0 || !bridge_busy_ours(c) || sqlite3_txn_state(c->db, 0) != SQLITE_TXN_NONE) return -1;
+  /* A connection that cannot write (mode=ro, PRAGMA query_only) fails its
+  ** write at once with SQLITE_READONLY: no turn to wait for first. */
+  if (bridge_read_only(c)) return -1;
   return c->busy->timeout_ms;
 }
 
@@ -853,17 +856,13 @@ void bridge_share_set_bound(bridge_conn *c, sqlite3_int64 n) {
   sqlite3_mutex_leave(share_reg);
 }
 
-void bridge_share_turn_counted(bridge_conn *c, int64_t ns, int timedout) {
+void bridge_share_turn_counted(bridge_conn *c, int64_t ns) {
   bridge_file *f = c->vfile ? c->vfile->file : 0;
   if (!f) return;
   share_lock(&f->mu);
-  if (timedout) {
-    f->st.busy_timeouts++;
-  } else {
-    f->st.write_waits++;
-    f->st.write_wait_ns += ns;
-    if (ns > f->st.write_wait_max_ns) f->st.write_wait_max_ns = ns;
-  }
+  f->st.write_waits++;
+  f->st.write_wait_ns += ns;
+  if (ns > f->st.write_wait_max_ns) f->st.write_wait_max_ns = ns;
   share_unlock(&f->mu);
 }
 

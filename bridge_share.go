@@ -22,14 +22,9 @@ func cSetWALBound(h connHandle, n int64) { C.bridge_share_set_bound(h, C.sqlite3
 // after sqlite3_deserialize may have replaced it.
 func cShareRelink(h connHandle) { C.bridge_share_relink(h) }
 
-// cTurnCounted counts a wait for the write turn in the file's stats.
-func cTurnCounted(h connHandle, waited time.Duration, timedOut bool) {
-	t := C.int(0)
-	if timedOut {
-		t = 1
-	}
-	C.bridge_share_turn_counted(h, C.int64_t(waited), t)
-}
+// cTurnCounted counts a wait for the write turn that got it, in the file's
+// stats.
+func cTurnCounted(h connHandle, waited time.Duration) { C.bridge_share_turn_counted(h, C.int64_t(waited)) }
 
 // cBusyWaited reports whether the busy handler ran during the last step.
 func cBusyWaited(h connHandle) bool { return h.waited != 0 }

@@ -4,6 +4,7 @@ package sqlite3
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -171,9 +172,8 @@ func (g *writeGate) queued() int {
 	return n
 }
 
-// errBusyTurn is SQLite's "database is locked", for a wait for the turn
-// that ran out.
-var errBusyTurn = Error{Code: ErrBusy, ExtendedCode: ErrNoExtended(ErrBusy), err: "database is locked", offset: -1}
+// errBusyTurn ends a wait for the turn that ran out of busy timeout.
+var errBusyTurn = errors.New("sqlite3: the write turn's wait ran out")
 
 // takeTurn takes the connection's write turn before a statement that will
 // take the main database's write lock (writes), if it needs one.
@@ -191,15 +191,21 @@ func (c *SQLiteConn) takeTurn(ctx context.Context, writes bool) error {
 	}
 	timeout := time.Duration(ms) * time.Millisecond
 	waited, err := k.gate.acquire(ctx, timeout)
+	if err == errBusyTurn {
+		// Out of time: the statement runs without the turn and without
+		// waiting any more, so that SQLite itself refuses it (or takes the
+		// lock, come free meanwhile), with its own error and what comes
+		// with it (sqlite3_changes reset, the busy timeout counted), as
+		// without the turn. settle lifts the limit.
+		cSetWaitLeft(k.h, time.Nanosecond)
+		k.waitLimited = true
+		return nil
+	}
 	if err != nil {
-		if err == errBusyTurn {
-			cTurnCounted(k.h, 0, true)
-			return err
-		}
 		return c.contextError(ctx)
 	}
 	if waited > 0 {
-		cTurnCounted(k.h, waited, false)
+		cTurnCounted(k.h, waited)
 	}
 	k.turn = true
 	if waited > 0 {

@@ -67,8 +67,9 @@ type connCore struct {
 	dead     bool         // the SQLiteConn was collected: close when next unlocked
 	cleanups []func()     // run after the database closes (SQLiteConn.onClose); under mu
 
-	gate *writeGate // the file's write turn, nil for none (gate.go); set at open
-	turn bool       // this connection has the turn; under mu
+	gate        *writeGate // the file's write turn, nil for none (gate.go); set at open
+	turn        bool       // this connection has the turn; under mu
+	waitLimited bool       // the operation's lock waits were cut short (gate.go); under mu
 }
 
 // lock takes the connection for one operation and returns what unlock
@@ -132,6 +133,12 @@ func (k *connCore) settle() {
 	}
 	if k.turn {
 		k.endTurn()
+	}
+	if k.waitLimited {
+		k.waitLimited = false
+		if k.h != nil {
+			cClearWait(k.h)
+		}
 	}
 }
 

@@ -36,6 +36,15 @@ var Exceptions = []Exception{
 			"the statement may run. cancelpre ops fold ok and canceled into one class (ok-or-canceled), and only read.",
 	},
 	{
+		Name: "cancel-before-error",
+		Why: "A query whose context is already cancelled: this driver returns the context's error before it " +
+			"prepares; mattn prepares first and returns the statement's own error when it has one (no such table in a " +
+			"deserialized main). Both fail.",
+		Match: func(p *Program, i int, ours, mattn string) bool {
+			return i >= 0 && i < len(p.Ops) && p.Ops[i].Kind == KCancelPre && ours == "ok-or-canceled" && strings.HasPrefix(mattn, "error(")
+		},
+	},
+	{
 		Name: "interrupt-other-rows",
 		Why: "README: on mattn a cancelled operation interrupts every statement of the connection, an open Rows " +
 			"included; here only the operation given the context. Programs never cancel on a connection with an open reader.",
