@@ -24,7 +24,9 @@ func cShareRelink(h connHandle) { C.bridge_share_relink(h) }
 
 // cTurnCounted counts a wait for the write turn that got it, in the file's
 // stats.
-func cTurnCounted(h connHandle, waited time.Duration) { C.bridge_share_turn_counted(h, C.int64_t(waited)) }
+func cTurnCounted(h connHandle, waited time.Duration) {
+	C.bridge_share_turn_counted(h, C.int64_t(waited))
+}
 
 // cBusyWaited reports whether the busy handler ran during the last step.
 func cBusyWaited(h connHandle) bool { return h.waited != 0 }
