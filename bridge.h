@@ -374,9 +374,10 @@ int bridge_turn_timeout(bridge_conn *c);
 ** file's stats (one that ran out is counted by the busy handler). */
 void bridge_share_turn_counted(bridge_conn *c, int64_t ns);
 
-/* Counts a write refused because its transaction read first (SQLite cannot
-** let a deferred transaction's upgrade wait). */
-void bridge_share_upgrade_busy(bridge_conn *c);
+/* After a write SQLite refused at once: whether c's transaction still
+** holds only its read of main (it read first, and SQLite cannot let such an
+** upgrade wait), counted in the file's stats if so. */
+int bridge_share_upgrade_busy(bridge_conn *c);
 
 /* Sets c's _wal_bound (bytes, 0: off), and with it the file's bound: the
 ** smallest bound of the connections on the file, off while any connection

@@ -178,11 +178,22 @@ static _Thread_local int share_bounding;
 static void share_bound_gate(bridge_file *f, bridge_conn *c);
 
 #ifdef _WIN32
+/* The key of a path: NTFS compares names without case over all of Unicode,
+** so the path (UTF-8, as SQLite gives it) is upper-cased with the system's
+** invariant table, not only A-Z. */
 static char *share_key(const char *path) {
-  size_t i, n = strlen(path);
-  char *k = (char *)malloc(n + 1);
-  if (!k) return 0;
-  for (i = 0; i <= n; i++) k[i] = (path[i] >= 'A' && path[i] <= 'Z') ? (char)(path[i] + 32) : path[i];
+  int nw = MultiByteToWideChar(CP_UTF8, 0, path, -1, 0, 0), nk;
+  wchar_t *w = nw > 0 ? (wchar_t *)malloc((size_t)nw * sizeof(wchar_t)) : 0;
+  char *k = 0;
+  if (!w) return 0;
+  if (MultiByteToWideChar(CP_UTF8, 0, path, -1, w, nw) == nw &&
+      LCMapStringEx(LOCALE_NAME_INVARIANT, LCMAP_UPPERCASE, w, nw, w, nw, 0, 0, 0) == nw &&
+      (nk = WideCharToMultiByte(CP_UTF8, 0, w, nw, 0, 0, 0, 0)) > 0 && (k = (char *)malloc((size_t)nk)) != 0 &&
+      WideCharToMultiByte(CP_UTF8, 0, w, nw, k, nk, 0, 0) != nk) {
+    free(k);
+    k = 0;
+  }
+  free(w);
   return k;
 }
 #endif
@@ -866,12 +877,15 @@ void bridge_share_turn_counted(bridge_conn *c, int64_t ns) {
   share_unlock(&f->mu);
 }
 
-void bridge_share_upgrade_busy(bridge_conn *c) {
+int bridge_share_upgrade_busy(bridge_conn *c) {
   bridge_file *f = c->vfile ? c->vfile->file : 0;
-  if (!f) return;
-  share_lock(&f->mu);
-  f->st.upgrade_busy++;
-  share_unlock(&f->mu);
+  if (sqlite3_txn_state(c->db, "main") != SQLITE_TXN_READ) return 0;
+  if (f) {
+    share_lock(&f->mu);
+    f->st.upgrade_busy++;
+    share_unlock(&f->mu);
+  }
+  return 1;
 }
 
 /* ---- waiting (the bridge's busy handler) ---- */

@@ -31,8 +31,10 @@ func cTurnCounted(h connHandle, waited time.Duration) {
 // cBusyWaited reports whether the busy handler ran during the last step.
 func cBusyWaited(h connHandle) bool { return h.waited != 0 }
 
-// cUpgradeBusy counts a write refused because its transaction read first.
-func cUpgradeBusy(h connHandle) { C.bridge_share_upgrade_busy(h) }
+// cUpgradeBusy reports whether the connection still holds only its read
+// transaction on main after a refused write, and counts it if so
+// (bridge_share_upgrade_busy).
+func cUpgradeBusy(h connHandle) bool { return C.bridge_share_upgrade_busy(h) != 0 }
 
 // cShareFileKey returns the address of the bridge_file of the connection's
 // main database (0: none), which names the file among the process's

@@ -59,7 +59,6 @@ type writeGate struct {
 	mu      sync.Mutex
 	held    bool
 	waiters []*chan struct{} // in arrival order; nil entries left the queue
-
 }
 
 var gates struct {
@@ -204,11 +203,9 @@ func (c *SQLiteConn) takeTurn(ctx context.Context, writes bool) error {
 	if err != nil {
 		return c.contextError(ctx)
 	}
-	if waited > 0 {
-		cTurnCounted(k.h, waited)
-	}
 	k.turn = true
 	if waited > 0 {
+		cTurnCounted(k.h, waited)
 		// The wait for a lock of another process gets what is left.
 		cSetWaitLeft(k.h, max(timeout-waited, time.Millisecond))
 	}

@@ -343,12 +343,12 @@ func (c *SQLiteConn) errorFor(rc int, w *watch, base int) error {
 		return c.contextError(w.ctx)
 	}
 	err := errorFor(c.h, rc, base)
-	if rc&ErrNoMask == sqliteBusy && !c.closed.Load() && !cAutocommit(c.h) && (rc == sqliteBusySnapshot || !cBusyWaited(c.h)) {
-		// SQLite refused at once, in a transaction: the transaction read
-		// before it wrote, and SQLite never lets such an upgrade wait (a
-		// wait could deadlock against the writer, or the snapshot it read
-		// is already stale). Said in the message; the codes stay SQLite's.
-		cUpgradeBusy(c.h)
+	if rc&ErrNoMask == sqliteBusy && !c.closed.Load() && (rc == sqliteBusySnapshot || !cBusyWaited(c.h)) && cUpgradeBusy(c.h) {
+		// SQLite refused at once, and the transaction still holds its read
+		// of main: it read before it wrote, and SQLite never lets such an
+		// upgrade wait (a wait could deadlock against the writer, or the
+		// snapshot it read is already stale). Said in the message; the
+		// codes stay SQLite's.
 		if e, ok := err.(Error); ok {
 			if e.err == "" {
 				e.err = e.Error()
