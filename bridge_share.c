@@ -1060,9 +1060,7 @@ void bridge_share_after(bridge_conn *c) {
   if (log < 0) {
     /* Another checkpoint runs (or an error): soon again. */
     store(&f->retry_at, load(&f->wal_end) + bound / 16);
-    c->depth--;
-    store(&f->bounding, 0);
-    return;
+    goto out;
   }
   oldest = share_oldest_reader(f, c->vfile);
   ext = share_external_reader(c->vfile);
@@ -1084,9 +1082,7 @@ void bridge_share_after(bridge_conn *c) {
     f->st.last_checkpoint_done = done;
     share_unlock(&f->mu);
     store(&f->retry_at, load(&f->wal_end) + (again ? bound / 32 : bound / 4));
-    c->depth--;
-    store(&f->bounding, 0);
-    return;
+    goto out;
   }
   share_bounding = 1;
   c->wait_until = bridge_share_now() + (int64_t)BRIDGE_WAL_GATE_MS * 1000000; /* for the write lock */
@@ -1121,6 +1117,7 @@ void bridge_share_after(bridge_conn *c) {
     store(&f->seen_mark, -1);
   }
   share_unlock(&f->mu);
+out:
   c->depth--;
   store(&f->bounding, 0);
 }
