@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -99,6 +100,13 @@ func TestWALBoundLongReader(t *testing.T) {
 				// before may be held for once.
 				time.Sleep(300 * time.Millisecond)
 			} else {
+				if !stepsAheadBuilt() || runtime.GOOS == "windows" {
+					// Elsewhere than SQLite's unix VFS compiled into the
+					// bridge, the bound cannot read the WAL index's locks
+					// (bridge_shm_lock_elsewhere); it may then hold readers
+					// once or twice per long reader.
+					t.Skip("another process's reader is seen only through the unix VFS compiled into the bridge")
+				}
 				release = shareChildHolds(t, dsn, "read")
 			}
 			walWorkload(t, db, db, path, 200) // 1 MB: 4 times the bound
