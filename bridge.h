@@ -403,8 +403,9 @@ void bridge_share_timed_out(bridge_conn *c);
 ** (holding new readers of the process at most BRIDGE_WAL_GATE_MS). */
 void bridge_share_after(bridge_conn *c);
 #define BRIDGE_WAL_GATE_MS 100
-/* A read transaction older than this is a long one: the bound never holds
-** readers for it (bridge_share.c). */
+/* A read transaction older than this whose snapshot outlives the bound's
+** next look is a long one, unless most of the process's readers are that
+** slow: the bound then does not hold readers for it (bridge_share.c). */
 #define BRIDGE_WAL_LONG_READ_MS 200
 
 /* The descriptor of f, a file that vfs opened, when vfs is SQLite's unix

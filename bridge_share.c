@@ -128,7 +128,8 @@ struct bridge_file {
   int64_t wal_end;          /* bytes of the WAL in use; atomic */
   int64_t wal_size;         /* the WAL file's size as written here; atomic */
   int64_t retry_at;         /* the WAL bound is next tried above this extent; atomic */
-  int64_t seen_mark;        /* the snapshot of another process's reader the bound last saw (-1: none); atomic */
+  int64_t seen_mark;        /* the snapshot that last held the bound back (-1: none); atomic */
+  int seen_held;            /* it outlived a hold of readers; atomic */
   bridge_file_stats st;     /* under mu, but for the atomics noted */
 };
 
@@ -282,6 +283,7 @@ static bridge_file *share_find(const char *path, int fd, int main) {
     strcpy(f->path, path);
 #endif
     f->seen_mark = -1;
+    f->seen_held = 0;
     share_init(&f->mu, &f->cv);
     f->next = share_files;
     share_files = f;
@@ -296,6 +298,7 @@ static bridge_file *share_find(const char *path, int fd, int main) {
       store(&f->retry_at, 0);
       store(&f->bound, 0);
       f->seen_mark = -1;
+      f->seen_held = 0;
     }
   }
   sqlite3_mutex_leave(share_reg);
@@ -482,6 +485,7 @@ static int share_write(sqlite3_file *p, const void *buf, int n, sqlite3_int64 of
       ** copied): frame numbers start again, and so does the bound. */
       store(&v->file->retry_at, 0);
       store(&v->file->seen_mark, -1);
+      store(&v->file->seen_held, 0);
     }
     if (off == 0 || end > load(&v->file->wal_end)) store(&v->file->wal_end, end);
     if (end > load(&v->file->wal_size)) store(&v->file->wal_size, end);
@@ -980,12 +984,15 @@ void bridge_share_timed_out(bridge_conn *c) {
 ** readers for nothing. So:
 **   - a PASSIVE pass first copies what the readers allow, holding nobody.
 **     It stops at the oldest snapshot still open (the frame its reader
-**     holds). The first time it stops short, the bound only notes where
-**     and tries again soon (after 1/32 of the bound); when it stops at the
-**     same frame again, that snapshot has outlived many transactions: a
-**     long reader, which holding readers cannot outwait. It then backs off
-**     (1/4 of the bound at a time, copying only) while that snapshot lives.
-**     When it stops elsewhere, the readers come and go: hold new ones;
+**     holds). When that reader may be a long one (another process's, or
+**     old), the bound only notes where and tries again soon (after 1/32 of
+**     the bound); when it stops at the same frame again and the reader is
+**     old (BRIDGE_WAL_LONG_READ_MS), that snapshot has outlived many
+**     transactions: a long reader, which holding readers cannot outwait.
+**     It then backs off (1/4 of the bound at a time, copying only) while
+**     that snapshot lives. When no reader is suspect, or when most of the
+**     process's readers are old, a crowd that comes and goes (more busy
+**     goroutines than cores), it holds new ones;
 **   - the TRUNCATE pass waits for the write lock in line with the writers,
 **     readers free, and holds new readers only once it has it (the VFS
 **     closes the gate as the lock is granted: share_bounding);
@@ -993,15 +1000,23 @@ void bridge_share_timed_out(bridge_conn *c) {
 **     header), and the bound is the file's: the smallest _wal_bound of the
 **     process's connections on it, none while any of them says 0. */
 /* How long the oldest read transaction of this process on f (self's aside)
-** has run, in ns. */
-static int64_t share_oldest_reader(bridge_file *f, bridge_vfile *self) {
+** has run, in ns; *crowd says whether most of the others have run longer
+** than a tenth of BRIDGE_WAL_LONG_READ_MS too: a process whose readers all
+** wait for a core, not one long reader among short ones. */
+static int64_t share_oldest_reader(bridge_file *f, bridge_vfile *self, int *crowd) {
   bridge_vfile *v;
   int64_t now = bridge_share_now(), since, oldest = 0;
+  int open = 0, slow = 0;
   share_lock(&f->mu);
   for (v = f->opened; v; v = v->fnext) {
-    if (v != self && (since = load(&v->read_since)) != 0 && now - since > oldest) oldest = now - since;
+    if (v == self || (since = load(&v->read_since)) == 0) continue;
+    open++;
+    if (now - since > BRIDGE_WAL_LONG_READ_MS * (int64_t)100000) slow++;
+    if (now - since > oldest) oldest = now - since;
   }
   share_unlock(&f->mu);
+  /* The oldest aside, are most of the others slow too? */
+  *crowd = open > 2 && slow > 0 && 2 * (slow - 1) > open - 1;
   return oldest;
 }
 
@@ -1040,9 +1055,8 @@ void bridge_share_after(bridge_conn *c) {
   bridge_vfile *v = c->vfile;
   bridge_file *f;
   int64_t end, start, bound, oldest = 0;
-  int rc, held, log = -1, done = -1, zero = 0;
+  int rc, held, log = -1, done = -1, zero = 0, crowd = 0;
   int64_t ext, behind;
-  int young;
   if (!v) return;
   if (v->queued) bridge_share_leave(c);
   if (load(&v->shared)) return;
@@ -1062,27 +1076,42 @@ void bridge_share_after(bridge_conn *c) {
     store(&f->retry_at, load(&f->wal_end) + bound / 16);
     goto out;
   }
-  oldest = share_oldest_reader(f, c->vfile);
+  oldest = share_oldest_reader(f, c->vfile, &crowd);
   ext = share_external_reader(c->vfile);
-  young = oldest <= BRIDGE_WAL_LONG_READ_MS * (int64_t)1000000;
   /* The WAL bytes written since the oldest snapshot still open began. */
   behind = done < log && log > 0 ? (int64_t)(log - done) * (end / log) : 0;
-  if (!young || ext >= 0 || (behind > bound / 2 && oldest > BRIDGE_WAL_LONG_READ_MS * (int64_t)100000)) {
-    /* A long read transaction of this process; or a snapshot that has
-    ** outlived half the bound's writes and a tenth of that time, which may
-    ** be one (the bound looks again soon); or a reader of another process,
-    ** whose age cannot be seen: the first sight only notes its snapshot,
-    ** and when the next pass finds it still open, it is a long one. No
-    ** hold in any case. */
-    int again = young && (ext < 0 || ext != load(&f->seen_mark));
-    store(&f->seen_mark, ext);
-    share_lock(&f->mu);
-    if (!again) f->st.checkpoints_deferred++;
-    f->st.last_checkpoint_log = log;
-    f->st.last_checkpoint_done = done;
-    share_unlock(&f->mu);
-    store(&f->retry_at, load(&f->wal_end) + (again ? bound / 32 : bound / 4));
-    goto out;
+  if (ext >= 0 || oldest > BRIDGE_WAL_LONG_READ_MS * (int64_t)1000000 ||
+      (behind > bound / 2 && oldest > BRIDGE_WAL_LONG_READ_MS * (int64_t)100000)) {
+    /* A reader that may be a long one: of another process (its age cannot
+    ** be seen), older than BRIDGE_WAL_LONG_READ_MS, or whose snapshot has
+    ** outlived half the bound's writes and a tenth of that time. Its
+    ** snapshot's mark (where the PASSIVE pass stopped) tells: the same
+    ** mark as the last look's is a long reader, which holding cannot
+    ** outwait: copy only, and back off while it lives. A first sight only
+    ** notes the mark and looks again soon. Another process's readers are
+    ** never held for. But when most of this process's readers are slow
+    ** (many more busy goroutines than cores leave short transactions
+    ** unscheduled for hundreds of ms), the oldest is one of a crowd that
+    ** comes and goes: hold, which also frees the cores for them, unless
+    ** its snapshot already outlived a hold. */
+    int64_t mark = ext >= 0 ? ext : done, seen = load(&f->seen_mark);
+    int same = mark == seen, survived = same && load(&f->seen_held);
+    if (!same) {
+      store(&f->seen_mark, mark);
+      store(&f->seen_held, 0);
+    }
+    if (ext >= 0 || !crowd || survived) {
+      /* A reader of this process younger than BRIDGE_WAL_LONG_READ_MS is
+      ** not yet a long one: soon again, until it ends or grows old. */
+      int backoff = same && (ext >= 0 || oldest > BRIDGE_WAL_LONG_READ_MS * (int64_t)1000000 || survived);
+      share_lock(&f->mu);
+      if (backoff) f->st.checkpoints_deferred++;
+      f->st.last_checkpoint_log = log;
+      f->st.last_checkpoint_done = done;
+      share_unlock(&f->mu);
+      store(&f->retry_at, load(&f->wal_end) + (backoff ? bound / 4 : bound / 32));
+      goto out;
+    }
   }
   share_bounding = 1;
   c->wait_until = bridge_share_now() + (int64_t)BRIDGE_WAL_GATE_MS * 1000000; /* for the write lock */
@@ -1096,6 +1125,7 @@ void bridge_share_after(bridge_conn *c) {
     int log2 = -1, done2 = -1;
     sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_PASSIVE, &log2, &done2);
     store(&f->seen_mark, done2 >= 0 && done2 < log2 ? done2 : log2);
+    store(&f->seen_held, 1);
   }
   share_lock(&f->mu);
   store(&f->gate, 0);
@@ -1115,6 +1145,7 @@ void bridge_share_after(bridge_conn *c) {
   } else {
     store(&f->retry_at, 0);
     store(&f->seen_mark, -1);
+    store(&f->seen_held, 0);
   }
   share_unlock(&f->mu);
 out:

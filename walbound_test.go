@@ -5,9 +5,12 @@ package sqlite3
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -102,9 +105,8 @@ func TestWALBoundLongReader(t *testing.T) {
 					t.Fatal(err)
 				}
 				release = func() { long.Rollback() }
-				// The bound tells a long read transaction of its process by
-				// its age (BRIDGE_WAL_LONG_READ_MS): one that began just
-				// before may be held for once.
+				// Older than BRIDGE_WAL_LONG_READ_MS, the reader is suspect
+				// from the bound's first look, which only notes its snapshot.
 				time.Sleep(300 * time.Millisecond)
 			} else {
 				release = shareChildHolds(t, dsn, "read")
@@ -170,5 +172,109 @@ func TestWALBoundReadOnlyPool(t *testing.T) {
 	}
 	if st.Checkpoints == 0 {
 		t.Errorf("the bound never ran")
+	}
+}
+
+// A service whose transactions read and then write, begun deferred (an
+// ORM's default), on more goroutines than cores: SQLite must refuse the
+// upgrade of a transaction whose snapshot another commit overtook, and
+// read transactions overlap without end, their goroutines waiting for a
+// core far longer than their work takes. Every refusal keeps ErrBusy, says
+// why and what to do, and is counted in UpgradeBusy; and the bound still
+// keeps the WAL near its size: a slow reader is not a long one when the
+// snapshot holding the WAL back changes between the bound's looks (with
+// the age rule alone, such a service grew the WAL to 2-8 times the bound).
+func TestWALBoundDeferredUpgrades(t *testing.T) {
+	const bound = 4 << 20
+	path := filepath.Join(t.TempDir(), "orders.db")
+	db := openTestDB(t, path+"?_journal_mode=WAL&_busy_timeout=5000&_wal_bound="+strconv.Itoa(bound))
+	const clients = 48
+	db.SetMaxOpenConns(clients)
+	db.SetMaxIdleConns(clients)
+	testMustExec(t, db, "CREATE TABLE item(id INTEGER PRIMARY KEY, stock INTEGER)")
+	testMustExec(t, db, "CREATE TABLE orders(id INTEGER PRIMARY KEY, item INTEGER, note BLOB)")
+	testMustExec(t, db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 100) INSERT INTO item SELECT i, 1000000 FROM n")
+
+	ctx, cancel := context.WithTimeout(context.Background(), max(2*time.Second, walBoundSeconds()/4))
+	defer cancel()
+	var (
+		largest            atomic.Int64
+		ok, refused, reads atomic.Int64
+		wg                 sync.WaitGroup
+		mu                 sync.Mutex
+		unexplained        []error
+	)
+	wg.Go(func() {
+		for ctx.Err() == nil {
+			if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > largest.Load() {
+				largest.Store(fi.Size())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+	order := func(item int) error {
+		tx, err := db.Begin()
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		var stock int
+		if err := tx.QueryRow("SELECT stock FROM item WHERE id = ?", item).Scan(&stock); err != nil {
+			return err
+		}
+		if _, err := tx.Exec("INSERT INTO orders(item, note) VALUES (?, randomblob(2000))", item); err != nil {
+			return err
+		}
+		if _, err := tx.Exec("UPDATE item SET stock = ? WHERE id = ?", stock-1, item); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+	for c := range clients {
+		wg.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				if (c+i)%3 == 0 {
+					err := order((c*31+i)%100 + 1)
+					switch {
+					case err == nil:
+						ok.Add(1)
+					case errors.Is(err, ErrBusy) && strings.Contains(err.Error(), "_txlock=immediate"):
+						refused.Add(1)
+					default:
+						mu.Lock()
+						unexplained = append(unexplained, err)
+						mu.Unlock()
+					}
+					continue
+				}
+				var n int
+				if err := db.QueryRow("SELECT count(*) FROM (SELECT id FROM orders WHERE item = ? ORDER BY id DESC LIMIT 20)", c%100+1).Scan(&n); err != nil {
+					mu.Lock()
+					unexplained = append(unexplained, err)
+					mu.Unlock()
+				}
+				reads.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	st := shareStats(t, db)
+	t.Logf("orders %d ok, %d refused; reads %d; largest WAL %d (bound %d); %+v", ok.Load(), refused.Load(), reads.Load(), largest.Load(), bound, st)
+	for i, err := range unexplained {
+		if i < 3 {
+			t.Errorf("an order or read failed with %v, want only refused upgrades that say why", err)
+		}
+	}
+	if ok.Load() == 0 {
+		t.Errorf("no order committed")
+	}
+	if st.UpgradeBusy != refused.Load() {
+		t.Errorf("FileStats.UpgradeBusy %d, want the %d refused upgrades", st.UpgradeBusy, refused.Load())
+	}
+	if st.BusyTimeouts != 0 {
+		t.Errorf("FileStats.BusyTimeouts %d: no wait ran out", st.BusyTimeouts)
+	}
+	if largest.Load() > 3*bound/2 {
+		t.Errorf("the WAL reached %d bytes, more than 1.5 times the bound of %d", largest.Load(), bound)
 	}
 }
