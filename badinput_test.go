@@ -253,10 +253,10 @@ var badCases = []badCase{
 		tx.Rollback()
 		return tx.Commit()
 	}, badIs(sql.ErrTxDone)},
-	{"Tx/unsupported isolation level", func(t *testing.T, e *badEnv) error {
+	{"Strict/Tx/isolation level weaker than SQLite's", func(t *testing.T, e *badEnv) error {
 		_, err := e.db.BeginTx(context.Background(), &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 		return err
-	}, badMsg("sqlite3: isolation level Read Committed is not supported; SQLite transactions are serializable")},
+	}, badMsg("sqlite3: isolation level Read Committed is refused with _strict=1: SQLite transactions are serializable (ask for sql.LevelSerializable)")},
 	{"Tx/BEGIN inside a transaction", func(t *testing.T, e *badEnv) error {
 		tx, err := e.db.Begin()
 		if err != nil {

@@ -152,7 +152,7 @@ func (s *SQLiteStmt) bind(b *binder, last bool) error {
 		}
 		size, err := argSize(a.Value)
 		if err != nil {
-			return driverError("argument " + argName(a) + ": " + err.Error())
+			return argError(argName(a), err)
 		}
 		if size < largeValue {
 			arena += size
@@ -319,9 +319,23 @@ func argSize(v any) (int64, error) {
 	return 0, driverError("unsupported type " + typeName(v) + "; bind nil, integers, floats, bool, string, []byte, time.Time or a driver.Valuer")
 }
 
+// errTooBig is SQLite's own error for a value over its length limit, with
+// SQLite's words first: mattn/go-sqlite3 returns an Error with ErrTooBig and
+// "string or blob too big" (SQLite refuses the bind there), and programs test
+// the code or the text.
 func errTooBig(n int) error {
 	return Error{Code: ErrTooBig, ExtendedCode: ErrNoExtended(ErrTooBig), offset: -1,
-		err: "value of " + itoa(n) + " bytes exceeds SQLite's maximum length of " + itoa(maxLength) + " bytes"}
+		err: "string or blob too big: " + itoa(n) + " bytes, over SQLite's maximum length of " + itoa(maxLength) + " bytes"}
+}
+
+// argError says which argument err is about, keeping an Error an Error so that
+// its code stays readable by a type assertion, as on mattn/go-sqlite3.
+func argError(which string, err error) error {
+	if e, ok := err.(Error); ok {
+		e.err = e.err + " (argument " + which + ")"
+		return e
+	}
+	return driverError("argument " + which + ": " + err.Error())
 }
 
 // putBytes points slot at a copy of b: in the arena when small, else in its own

@@ -197,6 +197,10 @@ func rowBytes(cols []any, k int) (int, error) {
 		case []any:
 			s, err := argSize(plainValue(c[k]))
 			if err != nil {
+				if e, ok := err.(Error); ok {
+					e.err += " (row " + itoa(k) + ")"
+					return 0, e
+				}
 				return 0, driverError("row " + itoa(k) + ": " + err.Error())
 			}
 			n = int(s)

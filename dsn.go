@@ -67,6 +67,11 @@ func parseDSN(dsn string) (*config, error) {
 		}
 		cfg.strict = b == "1"
 	}
+	if cfg.strict {
+		if err := checkParamNames(dsn[pos+1:], strings.HasPrefix(dsn, "file:")); err != nil {
+			return nil, err
+		}
+	}
 	if !strings.HasPrefix(dsn, "file:") {
 		cfg.filename = dsn[:pos]
 		if err := plainFileParams(cfg, params); err != nil {

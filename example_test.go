@@ -162,3 +162,15 @@ func ExampleVersion() {
 	fmt.Println(version, number)
 	// Output: 3.54.1 3054001
 }
+
+// CheckDSN finds the parameters nobody would read, which by default, as in
+// mattn/go-sqlite3, open with the defaults without a word.
+func ExampleCheckDSN() {
+	fmt.Println(CheckDSN("file:app.db?_journal_mode=WAL&_txlock=immediate&_busy_timeout=5000"))
+	fmt.Println(CheckDSN("file:app.db?_jurnal_mode=WAL&_txlok=immediate"))
+	fmt.Println(CheckDSN("file:app.db?busy_timeout=5000"))
+	// Output:
+	// <nil>
+	// sqlite3: unknown DSN parameter _jurnal_mode (did you mean _journal_mode?); unknown DSN parameter _txlok (did you mean _txlock?)
+	// sqlite3: unknown DSN parameter busy_timeout (did you mean _busy_timeout? the driver's parameters start with "_")
+}

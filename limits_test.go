@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestLimits(t *testing.T) {
@@ -150,5 +151,64 @@ func TestWALCheckpoint(t *testing.T) {
 	}
 	if _, _, err := m.WALCheckpoint("nosuch", CheckpointPassive); err == nil {
 		t.Fatal("checkpoint of an unknown database: no error")
+	}
+}
+
+// A value over SQLite's length limit is an Error with ErrTooBig and SQLite's
+// "string or blob too big", by every path that binds it, as mattn/go-sqlite3
+// v1.14.53 returns it (checked there: Exec, QueryRow and Stmt.Exec of a
+// 1,000,000,001-byte string or []byte return sqlite3.Error{Code: 18} itself,
+// which programs read with a type assertion). The bytes are never touched:
+// a fresh slice's pages stay unmapped.
+func TestTooBigIsError(t *testing.T) {
+	big := make([]byte, maxLength+1)
+	bigStr := unsafe.String(&big[0], len(big))
+	db := testMemDB(t, "")
+	testMustExec(t, db, "CREATE TABLE t(x)")
+	check := func(what string, err error) {
+		t.Helper()
+		e, ok := err.(Error)
+		if !ok {
+			t.Errorf("%s: %v (%T), want an Error", what, err, err)
+			return
+		}
+		if e.Code != ErrTooBig || e.ExtendedCode != ErrNoExtended(ErrTooBig) || !strings.HasPrefix(e.Error(), "string or blob too big") {
+			t.Errorf("%s: %v (code %d, extended %d), want ErrTooBig and \"string or blob too big\"", what, e, e.Code, e.ExtendedCode)
+		}
+	}
+	_, err := db.Exec("INSERT INTO t VALUES(?)", bigStr)
+	check("Exec of a string", err)
+	_, err = db.Exec("INSERT INTO t VALUES(?)", big)
+	check("Exec of a []byte", err)
+	check("QueryRow", db.QueryRow("SELECT ?", bigStr).Scan(new(any)))
+	st, err := db.Prepare("INSERT INTO t VALUES(?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.Exec(bigStr)
+	check("Stmt.Exec", err)
+	st.Close()
+
+	conn := testConn(t, db)
+	err = conn.Raw(func(dc any) error {
+		c := dc.(*SQLiteConn)
+		ds, err := c.PrepareDirect("INSERT INTO t VALUES(?)")
+		if err != nil {
+			return err
+		}
+		defer ds.Finalize()
+		check("DirectStmt.BindText", ds.BindText(1, bigStr))
+		_, err = ds.ExecColumns([]any{big})
+		check("DirectStmt.ExecColumns of []any", err)
+		_, err = ds.ExecColumns([][]byte{big})
+		check("DirectStmt.ExecColumns of [][]byte", err)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close() // the pool's one connection
+	if got := testQueryString(t, db, "SELECT count(*) FROM t"); got != "0" {
+		t.Errorf("%s rows inserted, want 0", got)
 	}
 }

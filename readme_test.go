@@ -2,7 +2,10 @@ package sqlite3
 
 import (
 	"flag"
+	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -77,3 +80,185 @@ func TestReadmeCompileOptions(t *testing.T) {
 	}
 	t.Fatalf("README.md's compile options table is out of date; run go test -run TestReadmeCompileOptions -update-readme\ngot:\n%s\nwant:\n%s", got, want)
 }
+
+// readmeSection returns the README's text from the heading to the next
+// heading of the same level.
+func readmeSection(t *testing.T, readme, heading string) string {
+	t.Helper()
+	i := strings.Index(readme, "\n"+heading+"\n")
+	if i < 0 {
+		t.Fatalf("README.md has no section %q", heading)
+	}
+	rest := readme[i+len(heading)+2:]
+	level := heading[:strings.IndexByte(heading, ' ')+1]
+	if j := strings.Index(rest, "\n"+level); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
+}
+
+var sqlOpenDSN = regexp.MustCompile(`sql\.Open\("sqlite3", "([^"]*)"\)`)
+
+// The DSN a user copies first is the one that works under load: the README's
+// Usage, the package doc and the examples open a file database with the DSN
+// of "Recommended settings for servers", and that DSN has WAL,
+// _txlock=immediate and a busy timeout.
+func TestReadmeServerDSN(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	m := sqlOpenDSN.FindStringSubmatch(readmeSection(t, readme, "## Recommended settings for servers"))
+	if m == nil {
+		t.Fatal(`"Recommended settings for servers" opens no database`)
+	}
+	recommended := m[1]
+	for _, p := range []string{"_journal_mode=WAL", "_txlock=immediate", "_busy_timeout="} {
+		if !strings.Contains(recommended, p) {
+			t.Errorf("the recommended DSN %q lacks %s", recommended, p)
+		}
+	}
+	if err := CheckDSN(recommended); err != nil {
+		t.Errorf("the recommended DSN: %v", err)
+	}
+	_, query, _ := strings.Cut(recommended, "?")
+
+	if m := sqlOpenDSN.FindStringSubmatch(readmeSection(t, readme, "## Usage")); m == nil || m[1] != recommended {
+		t.Errorf("README Usage opens %q, want the recommended %q", m, recommended)
+	}
+	for _, m := range sqlOpenDSN.FindAllStringSubmatch(readme, -1) {
+		if strings.HasPrefix(m[1], "file:") && m[1] != recommended {
+			t.Errorf("README opens a file database with %q, want the recommended %q", m[1], recommended)
+		}
+	}
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := sqlOpenDSN.FindSubmatch(doc); m == nil || string(m[1]) != recommended {
+		t.Errorf("doc.go opens %q, want the recommended %q", m, recommended)
+	}
+	if !strings.Contains(string(doc), "at most one cgo call") {
+		t.Error(`doc.go does not say "at most one cgo call" per row, as the README does`)
+	}
+
+	// Every example that sets up a database file of its own opens it with the
+	// recommended parameters; httpservice with one pool.
+	files, err := filepath.Glob("examples/*/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	literal := regexp.MustCompile(`"\?([^"]*_journal_mode[^"]*)"`)
+	found := map[string]int{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range literal.FindAllSubmatch(src, -1) {
+			found[filepath.Dir(f)]++
+			if string(m[1]) != query {
+				t.Errorf("%s opens a database with %q, want the recommended %q", f, m[1], query)
+			}
+		}
+		if filepath.Base(filepath.Dir(f)) == "httpservice" && strings.Count(string(src), "sql.Open(") > 1 {
+			t.Errorf("%s opens more than one pool", f)
+		}
+	}
+	for _, dir := range []string{"examples/httpservice", "examples/csvimport", "examples/backup"} {
+		if found[filepath.FromSlash(dir)] == 0 {
+			t.Errorf("%s sets up no database with the recommended parameters", dir)
+		}
+	}
+	if _, err := url.ParseQuery(query); err != nil {
+		t.Error(err)
+	}
+}
+
+// The README's Go snippets compile against the package: each becomes the
+// body of a function in a scratch module (with declarations of the names
+// the snippets take from their surroundings) that go vet type-checks.
+func TestReadmeGoSnippets(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to type-check with")
+	}
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)\n```go\n(.*?)\n```").FindAllStringSubmatch(string(b), -1)
+	if len(blocks) < 5 {
+		t.Fatalf("README.md has %d Go snippets, want at least 5", len(blocks))
+	}
+	importBlock := regexp.MustCompile(`(?s)^import \((.*?)\)\n`)
+	defined := regexp.MustCompile(`(?m)^(\w+(?:, \w+)*) :=`)
+	var body strings.Builder
+	for i, m := range blocks {
+		code := m[1]
+		code = importBlock.ReplaceAllString(code, "") // the file imports what the snippets need
+		if regexp.MustCompile(`^[\w.]+\{`).MatchString(code) {
+			code = "_ = " + code // a value, such as a driver to register
+		}
+		body.WriteString("func snippet" + itoa(i) + "() error {\n" + readmeSnippetPrelude + code + "\n")
+		for _, d := range defined.FindAllStringSubmatch(code, -1) {
+			for _, name := range strings.Split(d[1], ", ") {
+				body.WriteString("_ = " + name + "\n")
+			}
+		}
+		body.WriteString("return nil\n}\n\n")
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	gomod := "module readmesnippets\n\ngo 1.26\n\nrequire github.com/fastsqlite/sqlite3 v0.0.0\n\nreplace github.com/fastsqlite/sqlite3 => " + root + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := readmeSnippetFile + body.String()
+	if err := os.WriteFile(filepath.Join(dir, "snippets.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(gobin, "vet", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the README's Go snippets do not compile: %v\n%s\n%s", err, out, src)
+	}
+}
+
+// What the README's snippets take from their surroundings.
+const readmeSnippetFile = `package readmesnippets
+
+import (
+	"database/sql"
+
+	"github.com/fastsqlite/sqlite3"
+)
+
+func reverse(s string) string { return s }
+
+func cmp(a, b string) int { return len(a) - len(b) }
+
+type stddev struct{ n int }
+
+func (s *stddev) Step(x float64)        { s.n++ }
+func (s *stddev) Done() (float64, error) { return 0, nil }
+
+`
+
+const readmeSnippetPrelude = `var (
+	conn    *sql.Conn
+	c       *sqlite3.SQLiteConn
+	replica *sqlite3.SQLiteConn
+	sum     float64
+	err     error
+)
+_, _, _, _, _ = conn, c, replica, sum, err
+`

@@ -1152,39 +1152,87 @@ func TestTxReadOnly(t *testing.T) {
 	}
 }
 
+// Every isolation level is accepted, as mattn/go-sqlite3 v1.14.53 accepts
+// them (it ignores TxOptions.Isolation), and each is served by SQLite's
+// serializable isolation: a Read Committed transaction does not see another
+// connection's commit made after its first read, which keeps every promise of
+// Read Committed. With _strict=1 only the levels SQLite gives as asked are.
 func TestTxIsolationLevels(t *testing.T) {
-	db := testMemDB(t, "")
-	testMustExec(t, db, "CREATE TABLE t(x)")
 	ctx := context.Background()
-	for _, lvl := range []sql.IsolationLevel{sql.LevelDefault, sql.LevelSerializable, sql.LevelLinearizable} {
-		tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: lvl})
+	all := []sql.IsolationLevel{sql.LevelDefault, sql.LevelReadUncommitted, sql.LevelReadCommitted,
+		sql.LevelWriteCommitted, sql.LevelRepeatableRead, sql.LevelSnapshot, sql.LevelSerializable,
+		sql.LevelLinearizable, sql.IsolationLevel(99)}
+
+	t.Run("default", func(t *testing.T) {
+		path := testTempPath(t)
+		db := openTestDB(t, path+"?_journal_mode=WAL")
+		testMustExec(t, db, "CREATE TABLE t(x)")
+		for _, lvl := range all {
+			tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: lvl})
+			if err != nil {
+				t.Errorf("%v: %v", lvl, err)
+				continue
+			}
+			if _, err := tx.Exec("INSERT INTO t VALUES(?)", int(lvl)); err != nil {
+				t.Errorf("%v: insert: %v", lvl, err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Errorf("%v: commit: %v", lvl, err)
+			}
+		}
+		if got := testQueryString(t, db, "SELECT count(*) FROM t"); got != "9" {
+			t.Fatalf("%s rows committed, want 9", got)
+		}
+
+		// Read Committed served as serializable: the snapshot of the first
+		// read holds for the whole transaction.
+		tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 		if err != nil {
-			t.Errorf("%v: %v", lvl, err)
-			continue
+			t.Fatal(err)
 		}
-		if _, err := tx.Exec("INSERT INTO t VALUES(?)", int(lvl)); err != nil {
-			t.Errorf("%v: insert: %v", lvl, err)
+		defer tx.Rollback()
+		if got := testQueryString(t, tx, "SELECT count(*) FROM t"); got != "9" {
+			t.Fatalf("in the transaction: %s rows, want 9", got)
 		}
-		if err := tx.Commit(); err != nil {
-			t.Errorf("%v: commit: %v", lvl, err)
+		other := openTestDB(t, path)
+		testMustExec(t, other, "INSERT INTO t VALUES(100)")
+		if got := testQueryString(t, tx, "SELECT count(*) FROM t"); got != "9" {
+			t.Errorf("after another connection's commit: %s rows, want still 9 (serializable)", got)
 		}
-	}
-	for _, lvl := range []sql.IsolationLevel{sql.LevelReadUncommitted, sql.LevelReadCommitted, sql.LevelWriteCommitted, sql.LevelRepeatableRead, sql.LevelSnapshot} {
-		tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: lvl})
-		if err == nil {
-			tx.Rollback()
-			t.Errorf("%v: BeginTx accepted an isolation level SQLite does not offer", lvl)
+	})
+
+	t.Run("strict", func(t *testing.T) {
+		db := testMemDB(t, "_strict=1")
+		testMustExec(t, db, "CREATE TABLE t(x)")
+		for _, lvl := range all {
+			tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: lvl})
+			switch lvl {
+			case sql.LevelDefault, sql.LevelSerializable, sql.LevelLinearizable:
+				if err != nil {
+					t.Errorf("%v: %v", lvl, err)
+					continue
+				}
+				tx.Rollback()
+				continue
+			}
+			want := "sqlite3: isolation level " + lvl.String() + " is refused with _strict=1: SQLite transactions are serializable (ask for sql.LevelSerializable)"
+			if err == nil {
+				tx.Rollback()
+				t.Errorf("%v: BeginTx accepted with _strict=1", lvl)
+			} else if err.Error() != want {
+				t.Errorf("%v: %q, want %q", lvl, err, want)
+			}
+			// A refused BeginTx leaves no transaction open on the connection.
+			if _, err := db.Exec("INSERT INTO t VALUES(100)"); err != nil {
+				t.Fatalf("after refused %v: %v", lvl, err)
+			}
+			tx2, err := db.Begin()
+			if err != nil {
+				t.Fatalf("Begin after refused %v: %v", lvl, err)
+			}
+			tx2.Rollback()
 		}
-		// A refused BeginTx leaves no transaction open on the connection.
-		if _, err := db.Exec("INSERT INTO t VALUES(100)"); err != nil {
-			t.Fatalf("after refused %v: %v", lvl, err)
-		}
-		tx2, err := db.Begin()
-		if err != nil {
-			t.Fatalf("Begin after refused %v: %v", lvl, err)
-		}
-		tx2.Rollback()
-	}
+	})
 }
 
 func TestTxLockImmediate(t *testing.T) {

@@ -442,9 +442,14 @@ func (c *SQLiteConn) Begin() (driver.Tx, error) {
 }
 
 // BeginTx starts a transaction with the DSN's _txlock (BEGIN, BEGIN IMMEDIATE
-// or BEGIN EXCLUSIVE). SQLite transactions are serializable, so the isolation
-// levels Default, Serializable and Linearizable are accepted and any other is
-// an error. A ReadOnly transaction really is read-only (PRAGMA query_only for
+// or BEGIN EXCLUSIVE). SQLite transactions are serializable, whatever the
+// level asked for: as mattn/go-sqlite3 does, every isolation level is accepted
+// and served by SQLite's serializable isolation, which keeps every promise of
+// the weaker ones (ReadUncommitted, ReadCommitted, WriteCommitted,
+// RepeatableRead, Snapshot). With _strict=1 only the levels SQLite gives as
+// asked are accepted (Default, Serializable, Linearizable), so that a program
+// that relies on a weaker level's behaviour (seeing other transactions'
+// commits, say) hears that it will not get it. A ReadOnly transaction really is read-only (PRAGMA query_only for
 // its duration): writes in it fail with ErrReadonly.
 func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	if c.closed.Load() {
@@ -453,7 +458,9 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	switch sql.IsolationLevel(opts.Isolation) {
 	case sql.LevelDefault, sql.LevelSerializable, sql.LevelLinearizable:
 	default:
-		return nil, driverError("isolation level " + sql.IsolationLevel(opts.Isolation).String() + " is not supported; SQLite transactions are serializable")
+		if c.strict {
+			return nil, driverError("isolation level " + sql.IsolationLevel(opts.Isolation).String() + " is refused with _strict=1: SQLite transactions are serializable (ask for sql.LevelSerializable)")
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -8,8 +8,10 @@ package sqlite3
 // ignored, SQL with no statement in it runs nothing, Prepare keeps the first
 // of several statements, unparseable text in a date/time column reads as the
 // zero time.Time, integer arguments and results of Go functions wrap around
-// to fit their Go type, and a Go function returning only an error has its
-// error dropped. With _strict=1 each of these is an error instead (or, for
+// to fit their Go type, a Go function returning only an error has its
+// error dropped, a DSN parameter nobody reads is ignored (dsn_names.go), and
+// every isolation level is accepted (SQLite's serializable serves them all).
+// With _strict=1 each of these is an error instead (or, for
 // an unparseable time, the text is returned as a string), which is what a
 // new program usually wants. The list is in the README's "Switching from
 // mattn/go-sqlite3" table.

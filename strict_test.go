@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -333,6 +334,152 @@ func TestStrictPlainFilenameMode(t *testing.T) {
 		ro := openTestDB(t, filepath.Join(dir, "missing.db")+"?mode=ro"+suffix)
 		if err := ro.Ping(); !errors.Is(err, ErrCantOpen) {
 			t.Errorf("strict=%v: mode=ro on a missing plain filename: %v, want ErrCantOpen", strict, err)
+		}
+	}
+}
+
+// Unknown parameter names: ignored by default, as mattn/go-sqlite3 ignores
+// them (the defaults apply); with _strict=1 an error at sql.Open that names
+// each and the closest known name; CheckDSN reports the same without
+// _strict.
+func TestStrictUnknownParams(t *testing.T) {
+	for _, tc := range []struct {
+		dsn, err string
+	}{
+		{"x.db?_txlok=immediate", "unknown DSN parameter _txlok (did you mean _txlock?)"},
+		{"x.db?_jurnal_mode=WAL", "unknown DSN parameter _jurnal_mode (did you mean _journal_mode?)"},
+		{"x.db?_busy_timout=100", "unknown DSN parameter _busy_timout (did you mean _busy_timeout?)"},
+		{"x.db?_txlcok=immediate", "unknown DSN parameter _txlcok (did you mean _txlock?)"},
+		{"x.db?_JOURNAL_MODE=WAL", "unknown DSN parameter _JOURNAL_MODE (did you mean _journal_mode?)"},
+		{"x.db?_frobnicate=1", "unknown DSN parameter _frobnicate (the README's DSN table lists the parameters)"},
+		{"file:x.db?journal_mode=WAL", `unknown DSN parameter journal_mode (did you mean _journal_mode? the driver's parameters start with "_")`},
+		{"x.db?txlock=immediate", `unknown DSN parameter txlock (did you mean _txlock? the driver's parameters start with "_")`},
+		{"file:x.db?trusted_schema=0", "unknown DSN parameter trusted_schema (a PRAGMA: did you mean _pragma=trusted_schema(...)?)"},
+		{"x.db?key=secret", "unknown DSN parameter key (after a plain filename nobody reads it)"},
+		{"x.db?immutable=1", "DSN parameter immutable is read by SQLite only in a file: URI"},
+		{"x.db?_auth=&_auth_user=admin", "DSN parameter _auth (mattn/go-sqlite3's user authentication) is not supported"},
+		{"file:x.db?_txlok=immediate&_jurnal_mode=WAL&_fk=1",
+			"sqlite3: unknown DSN parameter _txlok (did you mean _txlock?); unknown DSN parameter _jurnal_mode (did you mean _journal_mode?)"},
+	} {
+		// Default: opens as mattn does, with the defaults.
+		cfg, err := parseDSN(tc.dsn)
+		if err != nil {
+			t.Errorf("default %s: %v", tc.dsn, err)
+		} else if cfg.txlock != "BEGIN" || cfg.busyTimeout != 5000 || len(cfg.pragmas) > 1 {
+			t.Errorf("default %s: txlock %q, busy timeout %d, pragmas %q: want the defaults", tc.dsn, cfg.txlock, cfg.busyTimeout, cfg.pragmas)
+		}
+		// _strict=1: an error at sql.Open.
+		db, err := sql.Open("sqlite3", tc.dsn+"&_strict=1")
+		if err == nil {
+			db.Close()
+			t.Errorf("strict %s: opened", tc.dsn)
+		} else if !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "sqlite3: ") {
+			t.Errorf("strict %s:\n%v\nwant %q", tc.dsn, err, tc.err)
+		}
+		// CheckDSN, without _strict and with _strict=0.
+		for _, dsn := range []string{tc.dsn, tc.dsn + "&_strict=0"} {
+			if err := CheckDSN(dsn); err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("CheckDSN(%s):\n%v\nwant %q", dsn, err, tc.err)
+			}
+		}
+	}
+
+	// Known names, and what SQLite or a VFS reads from a file: URI.
+	for _, dsn := range []string{
+		"", "x.db", ":memory:", "file::memory:?cache=shared", "x.db?mode=ro&cache=private&vfs=unix",
+		"file:x.db?vfs=unix&mode=rwc&cache=shared&psow=1&nolock=1&immutable=0&modeof=/tmp",
+		"file:x.db?key=secret&hexkey=00", // a VFS's own parameters (sqlite3_uri_parameter)
+		"file:app.db?_journal_mode=WAL&_txlock=immediate&_busy_timeout=5000&_fk=1",
+		"x.db?_loc=auto&_mutex=full&_timeout=5&_stmt_cache_size=2&_wal_bound=0&_defensive=1&_vacuum=full" +
+			"&_cslike=0&_defer_fk=1&_foreign_keys=1&_ignore_check_constraints=0&_journal=WAL&_locking=normal" +
+			"&_query_only=0&_rt=1&_secure_delete=fast&_sync=2&_writable_schema=0&_cache_size=-2000" +
+			"&_pragma=trusted_schema(0)&_auto_vacuum=none&_case_sensitive_like=0&_defer_foreign_keys=0" +
+			"&_locking_mode=NORMAL&_recursive_triggers=0&_synchronous=NORMAL&_strict=1",
+	} {
+		if err := CheckDSN(dsn); err != nil {
+			t.Errorf("CheckDSN(%q): %v", dsn, err)
+		}
+	}
+	// CheckDSN also reports what _strict=1 refuses in values.
+	for dsn, want := range map[string]string{
+		"x.db?_busy_timeout=":   `invalid DSN parameter _busy_timeout=""`,
+		"x.db?_txlock=later":    `invalid DSN parameter _txlock="later"`,
+		"x.db?_strict=maybe":    `invalid DSN parameter _strict="maybe"`,
+		"x.db?%zz":              "invalid DSN parameters",
+		"x.db?mode=nonsense":    `invalid DSN parameter mode="nonsense"`,
+		"x.db\x00?_txlock=late": "NUL byte",
+	} {
+		if err := CheckDSN(dsn); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckDSN(%q): %v, want %q", dsn, err, want)
+		}
+	}
+}
+
+// The parameter lists of dsn_names.go follow the code that reads them: every
+// "_name" dsn.go reads is a known driver parameter and the other way round,
+// every name mattn/go-sqlite3 v1.14.53 reads is known (or refused as
+// mattn's alone), and the PRAGMA names are the vendored SQLite's.
+func TestDSNParamLists(t *testing.T) {
+	src, err := os.ReadFile("dsn.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := map[string]bool{}
+	for _, m := range regexp.MustCompile(`"(_[a-z_]+)"`).FindAllStringSubmatch(string(src), -1) {
+		read[m[1]] = true
+	}
+	for name := range read {
+		if !contains(driverParams, name) {
+			t.Errorf("dsn.go reads %s, which driverParams lacks", name)
+		}
+	}
+	for _, name := range driverParams {
+		if !read[name] {
+			t.Errorf("driverParams lists %s, which dsn.go never reads", name)
+		}
+	}
+	// Read from mattn's sqlite3.go Open (params.Get and params[...]).
+	mattn := []string{"_auth", "_auth_user", "_auth_pass", "_auth_crypt", "_auth_salt", "_loc", "_mutex",
+		"_txlock", "_auto_vacuum", "_vacuum", "_busy_timeout", "_timeout", "_case_sensitive_like", "_cslike",
+		"_defer_foreign_keys", "_defer_fk", "_foreign_keys", "_fk", "_ignore_check_constraints",
+		"_journal_mode", "_journal", "_locking_mode", "_locking", "_query_only", "_recursive_triggers", "_rt",
+		"_secure_delete", "_synchronous", "_sync", "_writable_schema", "_cache_size", "_stmt_cache_size", "vfs"}
+	for _, name := range mattn {
+		if p := paramNameProblem(name, false); p != "" && !contains(mattnOnlyParams, name) {
+			t.Errorf("mattn's %s: %s", name, p)
+		}
+	}
+
+	amalg, err := os.ReadFile("sqlite3-binding.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := string(amalg)
+	i := strings.Index(table, "static const PragmaName aPragmaName[] = {")
+	if i < 0 {
+		t.Fatal("aPragmaName not found in sqlite3-binding.c")
+	}
+	table = table[i:]
+	table = table[:strings.Index(table, "\n};")]
+	var pragmas []string
+	for _, m := range regexp.MustCompile(`zName: +\*/ "([a-z_0-9]+)"`).FindAllStringSubmatch(table, -1) {
+		pragmas = append(pragmas, m[1])
+	}
+	if !reflect.DeepEqual(pragmas, sqlitePragmas) {
+		t.Errorf("sqlitePragmas differs from the amalgamation's aPragmaName:\n got %q\nwant %q", sqlitePragmas, pragmas)
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		d    int
+	}{
+		{"", "", 0}, {"", "abc", 3}, {"abc", "", 3}, {"_txlok", "_txlock", 1}, {"_txlcok", "_txlock", 1},
+		{"kitten", "sitting", 3}, {"ca", "abc", 3}, {"_fk", "_rt", 2},
+	} {
+		if d := editDistance(tc.a, tc.b); d != tc.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, d, tc.d)
 		}
 	}
 }

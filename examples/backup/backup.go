@@ -48,6 +48,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if _, err := os.Stat(*src); err != nil {
 		return err // SQLite would create an empty database instead
 	}
+	// Not the server DSN: a backup reads the source and overwrites the
+	// destination, and must not change the source's journal mode.
 	srcDB, err := sql.Open("sqlite3", *src+"?_busy_timeout=5000")
 	if err != nil {
 		return err
@@ -135,7 +137,7 @@ func backup(ctx context.Context, destDB, srcDB *sql.DB, pagesPerStep int, pause 
 
 // generate writes a sample database of n rows to path.
 func generate(ctx context.Context, path string, n int) error {
-	db, err := sql.Open("sqlite3", path+"?_journal_mode=WAL")
+	db, err := sql.Open("sqlite3", path+"?_journal_mode=WAL&_txlock=immediate&_busy_timeout=5000&_fk=1")
 	if err != nil {
 		return err
 	}

@@ -78,7 +78,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer f.Close()
 
-	db, err := sql.Open("sqlite3", *dbPath+"?_journal_mode=WAL&_busy_timeout=5000&_txlock=immediate")
+	db, err := sql.Open("sqlite3", *dbPath+"?_journal_mode=WAL&_txlock=immediate&_busy_timeout=5000&_fk=1")
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,9 @@
 // Command httpservice is a small JSON notes API on SQLite, laid out the way
-// the README recommends for servers: one database file in WAL mode, a writer
-// pool of exactly one connection whose transactions begin IMMEDIATE, and a
-// separate read-only pool of several connections for queries. Readers never
-// wait for the writer (WAL), and writers queue in Go for the one write
-// connection instead of failing with "database is locked".
+// the README recommends for servers: one database file in WAL mode, opened
+// with the README's server DSN (transactions begin IMMEDIATE, a busy
+// timeout), and one pool for reads and writes. Readers never wait for the
+// writer (WAL), and writers take turns in Go, in arrival order, instead of
+// failing with "database is locked".
 //
 //	go run ./examples/httpservice -addr 127.0.0.1:8080
 //	curl -d '{"body":"hello"}' localhost:8080/notes
@@ -14,7 +14,7 @@
 //
 // Without -db the database is a file in a temporary directory, removed at
 // exit. Interrupt (Ctrl-C) or SIGTERM shuts the server down gracefully:
-// requests in flight finish, then both pools close.
+// requests in flight finish, then the pool closes.
 package main
 
 import (
@@ -33,7 +33,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,11 +96,16 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-// store holds the two pools on one database file.
+// store holds the pool on one database file.
 type store struct {
-	writer *sql.DB // exactly one connection: writes queue here, in Go
-	reader *sql.DB // read-only, several connections: WAL lets them run beside the writer
+	db *sql.DB
 }
+
+// serverDSN is the README's "Recommended settings for servers": WAL (set
+// once, it stays in the file), BEGIN IMMEDIATE so that a transaction takes
+// the write lock when it starts, where the busy timeout can wait for it,
+// rather than failing half way, and a busy timeout for other processes.
+const serverDSN = "?_journal_mode=WAL&_txlock=immediate&_busy_timeout=5000&_fk=1"
 
 // fileURI turns a path into a file: URI that SQLite reads on every OS
 // (file:/C:/dir/x.db on Windows).
@@ -122,41 +126,29 @@ func openStore(path string) (*store, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The writer: WAL (set once, it stays in the file), BEGIN IMMEDIATE so a
-	// transaction takes the write lock when it starts rather than failing
-	// half way, and a busy timeout for other processes writing the file.
-	writer, err := sql.Open("sqlite3", uri+"?_journal_mode=WAL&_txlock=immediate&_busy_timeout=5000&_fk=1")
+	db, err := sql.Open("sqlite3", uri+serverDSN)
 	if err != nil {
 		return nil, err
 	}
-	writer.SetMaxOpenConns(1)
-	writer.SetConnMaxIdleTime(0) // keep the one connection (and its statement cache)
-	if _, err := writer.Exec(`CREATE TABLE IF NOT EXISTS notes (
+	// Writers wait their turn in Go while readers run beside them, so the
+	// pool needs room for both.
+	db.SetMaxOpenConns(32)
+	db.SetMaxIdleConns(32)
+	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS notes (
 		id      INTEGER PRIMARY KEY,
 		body    TEXT NOT NULL,
 		created DATETIME NOT NULL
 	)`); err != nil {
-		writer.Close()
+		db.Close()
 		return nil, err
 	}
-
-	// The readers: mode=ro, so a bug cannot write through them.
-	reader, err := sql.Open("sqlite3", uri+"?mode=ro&_busy_timeout=5000")
-	if err != nil {
-		writer.Close()
-		return nil, err
-	}
-	n := max(4, runtime.NumCPU())
-	reader.SetMaxOpenConns(n)
-	reader.SetMaxIdleConns(n)
-	return &store{writer: writer, reader: reader}, nil
+	return &store{db: db}, nil
 }
 
 func (s *store) Close() error {
-	rerr := s.reader.Close()
 	// PRAGMA optimize before the last connection closes, as SQLite advises.
-	_, oerr := s.writer.Exec(`PRAGMA optimize`)
-	return errors.Join(rerr, oerr, s.writer.Close())
+	_, oerr := s.db.Exec(`PRAGMA optimize`)
+	return errors.Join(oerr, s.db.Close())
 }
 
 type note struct {
@@ -179,6 +171,8 @@ func (s *store) routes() http.Handler {
 // The database file's numbers (sqlite3.Stats: waits for the write turn, busy
 // timeouts, the WAL's size and its bound's checkpoints), served with the
 // process's other expvars at /debug/vars, read when a client asks. expvar
+// writes them with FileStats.MarshalJSON, durations in seconds
+// (WriteWaitSeconds, ...), which a dashboard plots as they come. expvar
 // names are process-wide and published once: "sqlite" reports the store
 // that published last.
 var (
@@ -198,7 +192,7 @@ func (s *store) publishStats() {
 			statsStore.Lock()
 			s := statsStore.s
 			statsStore.Unlock()
-			st, err := sqlite3.Stats(context.Background(), s.writer)
+			st, err := sqlite3.Stats(context.Background(), s.db)
 			if err != nil {
 				return err.Error()
 			}
@@ -218,7 +212,7 @@ func (s *store) createNote(w http.ResponseWriter, r *http.Request) {
 	n := note{Body: in.Body, Created: time.Now().UTC().Truncate(time.Millisecond)}
 	// One statement needs no explicit transaction; the request's context
 	// cancels it if the client goes away.
-	err := s.writer.QueryRowContext(r.Context(),
+	err := s.db.QueryRowContext(r.Context(),
 		`INSERT INTO notes (body, created) VALUES (?, ?) RETURNING id`, n.Body, n.Created).Scan(&n.ID)
 	if err != nil {
 		serverError(w, err)
@@ -228,7 +222,7 @@ func (s *store) createNote(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *store) listNotes(w http.ResponseWriter, r *http.Request) {
-	rows, err := s.reader.QueryContext(r.Context(), `SELECT id, body, created FROM notes ORDER BY id`)
+	rows, err := s.db.QueryContext(r.Context(), `SELECT id, body, created FROM notes ORDER BY id`)
 	if err != nil {
 		serverError(w, err)
 		return
@@ -257,7 +251,7 @@ func (s *store) getNote(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var n note
-	err = s.reader.QueryRowContext(r.Context(), `SELECT id, body, created FROM notes WHERE id = ?`, id).
+	err = s.db.QueryRowContext(r.Context(), `SELECT id, body, created FROM notes WHERE id = ?`, id).
 		Scan(&n.ID, &n.Body, &n.Created)
 	if errors.Is(err, sql.ErrNoRows) {
 		httpError(w, http.StatusNotFound, "no such note")
@@ -276,7 +270,7 @@ func (s *store) deleteNote(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, "bad note id")
 		return
 	}
-	res, err := s.writer.ExecContext(r.Context(), `DELETE FROM notes WHERE id = ?`, id)
+	res, err := s.db.ExecContext(r.Context(), `DELETE FROM notes WHERE id = ?`, id)
 	if err != nil {
 		serverError(w, err)
 		return

@@ -78,11 +78,20 @@ func (r *results) writeChart(w io.Writer, metric, subtitle string) {
 		width   = 980.0
 		left    = 180.0 // workload labels
 		right   = 70.0
-		top     = 92.0
 		barH    = 8.0
 		barGap  = 2.0
 		groupGp = 12.0
 	)
+	var labels []string
+	for _, i := range series {
+		labels = append(labels, chartSeries[i].label)
+	}
+	legend := layoutLegend(labels, left-170, width-10, 50)
+	// The plot starts below the legend's last row.
+	top := 92.0
+	if n := len(legend); n > 0 {
+		top += legend[n-1].y - 50
+	}
 	plotW := width - left - right
 	x := func(v float64) float64 {
 		e := math.Max(math.Min(math.Log2(v), hiExp), loExp)
@@ -98,12 +107,10 @@ func (r *results) writeChart(w io.Writer, metric, subtitle string) {
 		left-170, xmlEscaper.Replace(metric))
 	fmt.Fprintf(w, `<text x="%.0f" y="40" font-size="11" fill="#444">%s: %s; medians</text>`+"\n",
 		left-170, xmlEscaper.Replace(metricDoc[metric]), xmlEscaper.Replace(subtitle))
-	lx := left - 170
-	for _, i := range series {
-		s := chartSeries[i]
-		fmt.Fprintf(w, `<rect x="%.0f" y="50" width="12" height="10" fill="%s"/><text x="%.0f" y="59" font-size="11">%s</text>`+"\n",
-			lx, s.color, lx+16, xmlEscaper.Replace(s.label))
-		lx += 16 + 7*float64(len(s.label)) + 18
+	for k, i := range series {
+		s, at := chartSeries[i], legend[k]
+		fmt.Fprintf(w, `<rect x="%.0f" y="%.0f" width="12" height="10" fill="%s"/><text x="%.0f" y="%.0f" font-size="11">%s</text>`+"\n",
+			at.x, at.y, s.color, at.x+16, at.y+9, xmlEscaper.Replace(s.label))
 	}
 
 	// Grid: one line per power of two, labelled at top and bottom.
@@ -163,6 +170,31 @@ func (r *results) writeChart(w io.Writer, metric, subtitle string) {
 		}
 	}
 	fmt.Fprintln(w, `</svg>`)
+}
+
+// legendCharWidth is a generous width of one character of the 11-pixel
+// legend text (Helvetica and Arial average under 6 pixels), so that a label
+// never runs past the chart's edge whatever font the viewer substitutes.
+const legendCharWidth = 6.5
+
+// legendPos is where a legend entry's colour swatch goes; its label follows.
+type legendPos struct{ x, y float64 }
+
+// layoutLegend places the entries left to right from x0 on a row at y, and
+// starts a new row, 16 pixels lower, before an entry whose label would cross
+// maxX.
+func layoutLegend(labels []string, x0, maxX, y float64) []legendPos {
+	pos := make([]legendPos, len(labels))
+	x := x0
+	for i, l := range labels {
+		w := 16 + legendCharWidth*float64(len([]rune(l)))
+		if x > x0 && x+w > maxX {
+			x, y = x0, y+16
+		}
+		pos[i] = legendPos{x, y}
+		x += w + 18
+	}
+	return pos
 }
 
 func powLabel(e float64) string {

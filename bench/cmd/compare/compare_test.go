@@ -72,6 +72,54 @@ func TestChartIsWellFormedSVG(t *testing.T) {
 	}
 }
 
+// Every legend entry is inside the chart: its label, at a generous width per
+// character, ends before the right edge, and the legend ends above the plot.
+func TestChartLegendFits(t *testing.T) {
+	r := sampleResults()
+	for _, l := range []string{"ncruces BenchmarkExec-2 100 700 ns/op", "cfloor BenchmarkExec-2 100 50 ns/op"} {
+		d, line, _ := strings.Cut(l, " ")
+		r.addLine(d, line)
+	}
+	var b bytes.Buffer
+	r.writeChart(&b, "ns/op", "test")
+	var svg struct {
+		Width float64 `xml:"width,attr"`
+		Texts []struct {
+			X    float64 `xml:"x,attr"`
+			Y    float64 `xml:"y,attr"`
+			Size float64 `xml:"font-size,attr"`
+			Text string  `xml:",chardata"`
+		} `xml:"text"`
+		Lines []struct {
+			Y1 float64 `xml:"y1,attr"`
+		} `xml:"line"`
+	}
+	if err := xml.Unmarshal(b.Bytes(), &svg); err != nil {
+		t.Fatal(err)
+	}
+	plotTop := svg.Lines[0].Y1
+	seen := map[string]bool{}
+	for _, tx := range svg.Texts {
+		for _, s := range chartSeries {
+			if tx.Text != s.label {
+				continue
+			}
+			seen[s.label] = true
+			if end := tx.X + legendCharWidth*float64(len([]rune(tx.Text))); end > svg.Width {
+				t.Errorf("legend %q ends at x=%.0f, past the chart's width %.0f", tx.Text, end, svg.Width)
+			}
+			if tx.Y+4 > plotTop-12 {
+				t.Errorf("legend %q at y=%.0f runs into the plot (top %.0f)", tx.Text, tx.Y, plotTop)
+			}
+		}
+	}
+	for _, s := range chartSeries {
+		if !seen[s.label] {
+			t.Errorf("legend lacks %q", s.label)
+		}
+	}
+}
+
 func TestParseDrivers(t *testing.T) {
 	got, err := parseDrivers("c, direct,ncrucesdirect,zombiezendirect")
 	if err != nil || strings.Join(got, " ") != "c direct ncrucesdirect zombiezendirect" {
