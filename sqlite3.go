@@ -449,8 +449,9 @@ func (c *SQLiteConn) Begin() (driver.Tx, error) {
 // RepeatableRead, Snapshot). With _strict=1 only the levels SQLite gives as
 // asked are accepted (Default, Serializable, Linearizable), so that a program
 // that relies on a weaker level's behaviour (seeing other transactions'
-// commits, say) hears that it will not get it. A ReadOnly transaction really is read-only (PRAGMA query_only for
-// its duration): writes in it fail with ErrReadonly.
+// commits, say) hears that it will not get it. A ReadOnly transaction really
+// is read-only (PRAGMA query_only for its duration): writes in it fail with
+// ErrReadonly.
 func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	if c.closed.Load() {
 		return nil, driver.ErrBadConn
