@@ -1102,8 +1102,12 @@ void bridge_share_after(bridge_conn *c) {
     }
     if (ext >= 0 || !crowd || survived) {
       /* A reader of this process younger than BRIDGE_WAL_LONG_READ_MS is
-      ** not yet a long one: soon again, until it ends or grows old. */
-      int backoff = same && (ext >= 0 || oldest > BRIDGE_WAL_LONG_READ_MS * (int64_t)1000000 || survived);
+      ** not yet a long one: soon again, until it ends or grows old. Holding
+      ** it (past some size, say) would stall every reader for a long one
+      ** caught young, which is what the bound must not do; a fast writer
+      ** may then take the WAL well past the bound for up to that time. */
+      int young = ext < 0 && oldest <= BRIDGE_WAL_LONG_READ_MS * (int64_t)1000000;
+      int backoff = survived || (same && !young);
       share_lock(&f->mu);
       if (backoff) f->st.checkpoints_deferred++;
       f->st.last_checkpoint_log = log;
