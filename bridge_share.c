@@ -1015,8 +1015,9 @@ static int64_t share_oldest_reader(bridge_file *f, bridge_vfile *self, int *crow
     if (now - since > oldest) oldest = now - since;
   }
   share_unlock(&f->mu);
-  /* The oldest aside, are most of the others slow too? */
-  *crowd = open > 2 && slow > 0 && 2 * (slow - 1) > open - 1;
+  /* The oldest aside, are most of the others slow too? A few slow readers
+  ** (a slow machine) beside a long one are not yet a crowd. */
+  *crowd = open > 4 && slow > 0 && 2 * (slow - 1) > open - 1;
   return oldest;
 }
 

@@ -170,8 +170,16 @@ func TestWALBoundReadOnlyPool(t *testing.T) {
 	largest := walWorkload(t, write, read, path, 400)
 	st := shareStats(t, write)
 	t.Logf("%+v; largest WAL %d", st, largest)
-	if largest > testBound {
-		t.Errorf("the WAL reached %d bytes, over the bound of %d", largest, testBound)
+	// A read-only connection's truncation fails (it cannot write the WAL's
+	// header) and postponed the next: the failures, and a WAL well past the
+	// bound, were what the README's layout got. Within the bound exactly is
+	// not asked: a reader slower than 20 ms (Wine, a loaded machine) is
+	// waited for while the writer goes on.
+	if st.CheckpointsFailed != 0 {
+		t.Errorf("%d of the bound's truncations failed", st.CheckpointsFailed)
+	}
+	if largest > 4*testBound {
+		t.Errorf("the WAL reached %d bytes, over 4 times the bound of %d", largest, testBound)
 	}
 	if st.Checkpoints == 0 {
 		t.Errorf("the bound never ran")
