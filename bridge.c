@@ -792,10 +792,45 @@ int bridge_exec_script(bridge_conn *c, int off, int stop_at_last, uint64_t gen) 
   return rc;
 }
 
-int bridge_query(bridge_stmt *s, uint64_t gen) {
+/* Called with a row of s just stepped and filled: when nothing but a plain
+** Halt (reached through Gotos at most) can run before the statement ends, it
+** is the statement's last row, and whatever the caller does on the
+** connection before asking for the next one cannot change that: no user
+** function, virtual table or other row can run, only the Halt, which ends
+** the statement (and its read transaction, in autocommit mode). So it is
+** stepped to its end now, in the call that stepped the row, rather than in a
+** later cgo call (the next Next, or the reset at Close): a point lookup then
+** costs one call. The row's TEXT and BLOB values are copied out first, as a
+** batch's are; a row with more than BRIDGE_BATCH_ROW_BYTES of them is left
+** as it is. Read-only statements only (a write's RETURNING rows come before
+** its commit); never for EXPLAIN, whose steps list the program instead of
+** running it, nor inside a trigger's program. Only the amalgamation compiled
+** into this translation unit shows the program. */
+static void bridge_last_row(bridge_stmt *s) {
+#ifdef BRIDGE_UNITY
+  Vdbe *p = (Vdbe *)s->stmt;
+  int pc = p->pc, hops, i, used = 0;
+  sqlite3_int64 size = 0;
+  if (!s->readonly || p->explain || p->pFrame) return;
+  for (hops = 0; hops < 4 && pc >= 0 && pc < p->nOp && p->aOp[pc].opcode == OP_Goto; hops++) pc = p->aOp[pc].p2;
+  if (pc < 0 || pc >= p->nOp || p->aOp[pc].opcode != OP_Halt || p->aOp[pc].p1 != SQLITE_OK) return;
+  for (i = 0; i < s->ncol; i++) {
+    if (s->cols[i].type == SQLITE_TEXT || s->cols[i].type == SQLITE_BLOB) size += s->cols[i].n;
+  }
+  if (size > BRIDGE_BATCH_ROW_BYTES) return;
+  if (size && !s->text && !(s->text = (unsigned char *)malloc(BRIDGE_BATCH_TEXT))) return;
+  bridge_copy_out(s, s->cols, &used);
+  s->after = bridge_run(s);
+#else
+  (void)s;
+#endif
+}
+
+int bridge_query(bridge_stmt *s, uint64_t gen, int last) {
   bridge_conn *c = s->conn;
   int rc;
   sqlite3_reset(s->stmt);
+  s->after = 0;
   s->ahead = s->readonly && bridge_may_step_ahead(c);
   rc = bridge_bind(s);
   if (rc != SQLITE_OK) return s->rc = rc;
@@ -810,6 +845,7 @@ int bridge_query(bridge_stmt *s, uint64_t gen) {
       return s->rc = SQLITE_NOMEM;
     }
     if (rc == SQLITE_ROW) rc = bridge_fill(s);
+    if (rc == SQLITE_ROW && last) bridge_last_row(s);
   }
   return s->rc = rc;
 }

@@ -120,6 +120,8 @@ struct bridge_stmt {
   bridge_stmt *prev, *next; /* the connection's list of live statements */
   int ncol, nparam;
   int rc;              /* result of the last step done by bridge_query/bridge_step */
+  int after;           /* 0, or the result of the step bridge_query took past its row when
+                       ** that row was the statement's last (bridge_last_row) */
   int shape;           /* bumped when a re-prepare changed the columns; Go re-reads them */
   int reprepares;      /* SQLITE_STMTSTATUS_REPREPARE when the columns were last read */
   sqlite3_int64 changes, last_id; /* set by bridge_exec */
@@ -240,8 +242,13 @@ int bridge_exec(bridge_stmt *s, uint64_t gen);
 
 /* Resets s, binds c->args[0:nparam] and steps the first row (into s->cols).
 ** SQLite re-prepares a statement by itself after a schema change; if that
-** happened, the columns are described again first (and s->shape changes). */
-int bridge_query(bridge_stmt *s, uint64_t gen);
+** happened, the columns are described again first (and s->shape changes).
+** With last, when that row is the read-only statement's last (the program
+** halts next: a lookup by key, a SELECT of constants), the statement is
+** stepped to its end in this same call: s->after is then that step's result (SQLITE_DONE,
+** or an error), and the row's TEXT and BLOB values are copied to s->text,
+** valid until the next call on the statement. Otherwise s->after is 0. */
+int bridge_query(bridge_stmt *s, uint64_t gen, int last);
 
 /* Steps the next row into s->cols. */
 int bridge_step(bridge_stmt *s, uint64_t gen);
@@ -276,7 +283,7 @@ int bridge_reset(bridge_stmt *s);
 ** it is a Go pointer (a heap lookup per argument, per call); an integer
 ** argument is not checked, and a bridge_stmt is C memory anyway. */
 static inline int bridge_exec_h(uintptr_t s, uint64_t gen) { return bridge_exec((bridge_stmt *)s, gen); }
-static inline int bridge_query_h(uintptr_t s, uint64_t gen) { return bridge_query((bridge_stmt *)s, gen); }
+static inline int bridge_query_h(uintptr_t s, uint64_t gen, int last) { return bridge_query((bridge_stmt *)s, gen, last); }
 static inline int bridge_step_h(uintptr_t s, uint64_t gen) { return bridge_step((bridge_stmt *)s, gen); }
 static inline int bridge_reset_h(uintptr_t s) { return bridge_reset((bridge_stmt *)s); }
 static inline int bridge_step_batch_h(uintptr_t s, uint64_t gen, int max) { return bridge_step_batch((bridge_stmt *)s, gen, max); }

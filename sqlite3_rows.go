@@ -221,12 +221,15 @@ func (r *SQLiteRows) Close() error {
 	if s.closed || s.c.closed.Load() {
 		return nil
 	}
-	if halted := r.done && r.err == nil; !halted || stmtKeepsBound(s.h) {
-		// A statement that ran to its end (SQLITE_DONE) has already released
-		// its locks (and committed, in autocommit mode); the reset that every
-		// run starts with (bridge_query, bridge_exec) is enough for it, which
-		// saves a cgo call per query read to the end. Large bound values
-		// are still cleared now, not kept by an idle statement.
+	k := &s.run
+	if halted := r.done && r.err == nil || k.nb > 0 && k.brc == sqliteDone; !halted || stmtKeepsBound(s.h) {
+		// A statement that ran to its end (SQLITE_DONE, handed out or still
+		// ahead of the rows, after a batch or the last row of a lookup) has
+		// already released its locks (and committed, in autocommit mode);
+		// the reset that every run starts with (bridge_query, bridge_exec) is
+		// enough for it, which saves a cgo call per query read to the end.
+		// Large bound values are still cleared now, not kept by an idle
+		// statement.
 		cReset(s.h)
 	}
 	if s.releaseOnRowsClose {

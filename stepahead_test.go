@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -171,5 +172,81 @@ func TestStepAheadWhereNothingCanWrite(t *testing.T) {
 	}
 	if _, err := ro.Exec("INSERT INTO t VALUES (0)"); err == nil || !strings.Contains(err.Error(), "readonly") {
 		t.Errorf("write on _query_only: %v", err)
+	}
+}
+
+// The last row of a lookup by key (or of a SELECT of constants) ends the
+// statement in the call that steps it: the read transaction is over before
+// the caller asks for more, nothing is left for Close to reset, and the
+// values are those of the row, TEXT and BLOB copied out. A row with more
+// bytes than a batch row holds, a scan and EXPLAIN are left as they were.
+// Issue 31.
+func TestLastRowEndsTheStatement(t *testing.T) {
+	c := rawConn(t, "file:"+filepath.Join(t.TempDir(), "last.db")+"?_journal_mode=WAL")
+	ctx := context.Background()
+	long := strings.Repeat("x", 300)
+	for _, q := range []string{
+		"CREATE TABLE kv(id INTEGER PRIMARY KEY, v TEXT, b BLOB)",
+		"INSERT INTO kv VALUES (1, 'one', x'0102'), (2, '" + long + "', NULL), (3, '', x'')",
+	} {
+		if _, err := c.ExecContext(ctx, q, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		query string
+		arg   int64
+		want  []driver.Value
+		ended bool // stepped to its end with the row
+	}{
+		{"SELECT v, b FROM kv WHERE id = ?", 1, []driver.Value{"one", []byte{1, 2}}, true},
+		{"SELECT v, b FROM kv WHERE id = ?", 3, []driver.Value{"", []byte{}}, true},
+		{"SELECT v, b FROM kv WHERE id = ?", 2, []driver.Value{long, nil}, false},
+		{"SELECT ?1, 'two', 3.5", 7, []driver.Value{int64(7), "two", 3.5}, true},
+		{"SELECT v FROM kv WHERE id >= ? ORDER BY id", 1, []driver.Value{"one"}, false},
+	} {
+		rows, err := c.QueryContext(ctx, tc.query, []driver.NamedValue{{Ordinal: 1, Value: tc.arg}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rows.(*SQLiteRows)
+		dest := make([]driver.Value, len(tc.want))
+		if err := r.Next(dest); err != nil {
+			t.Fatalf("%s: %v", tc.query, err)
+		}
+		if fmt.Sprint(dest) != fmt.Sprint(tc.want) {
+			t.Errorf("%s (%d): %v, want %v", tc.query, tc.arg, dest, tc.want)
+		}
+		if ended := stmtAfter(r.s.h) == sqliteDone; ended != tc.ended {
+			t.Errorf("%s (%d): stepped to the end: %v, want %v", tc.query, tc.arg, ended, tc.ended)
+		}
+		if none := cTxnNone(c.h); none != tc.ended {
+			t.Errorf("%s (%d): no transaction after the first row: %v, want %v", tc.query, tc.arg, none, tc.ended)
+		}
+		if tc.ended {
+			if err := r.Next(dest); err != io.EOF {
+				t.Errorf("%s: second Next: %v, want io.EOF", tc.query, err)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !cTxnNone(c.h) {
+			t.Errorf("%s: a transaction is left after Close", tc.query)
+		}
+	}
+	// EXPLAIN lists the program: every row of it comes.
+	rows, err := c.QueryContext(ctx, "EXPLAIN SELECT 1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	dest := make([]driver.Value, len(rows.Columns()))
+	for rows.Next(dest) == nil {
+		n++
+	}
+	rows.Close()
+	if n < 3 {
+		t.Errorf("EXPLAIN SELECT 1: %d rows", n)
 	}
 }
