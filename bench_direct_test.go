@@ -159,6 +159,8 @@ func benchPointLookup(b *testing.B, direct, ctx bool) {
 		return int64(x%rows) + 1
 	}
 	b.ReportAllocs()
+	cpu := benchCPUStart()
+	defer func() { cpu.stop(b, 1, "cpu-ns/op") }()
 	if !direct {
 		for b.Loop() {
 			var v string
@@ -228,6 +230,7 @@ func benchPointLookup8(b *testing.B, extra string) {
 	var wg sync.WaitGroup
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := benchCPUStart()
 	for w := range workers {
 		wg.Go(func() {
 			x := uint64(w + 1)
@@ -244,6 +247,7 @@ func benchPointLookup8(b *testing.B, extra string) {
 		})
 	}
 	wg.Wait()
+	cpu.stop(b, 1, "cpu-ns/op")
 }
 
 // benchDirectBatchInsert inserts 100,000 rows in one transaction, as
