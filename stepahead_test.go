@@ -235,8 +235,20 @@ func TestLastRowEndsTheStatement(t *testing.T) {
 			t.Errorf("%s: a transaction is left after Close", tc.query)
 		}
 	}
+	// With another connection of the process on the file, the read ends at
+	// Close, as before (SQLiteStmt.query).
+	other := rawConn(t, "file:"+c.GetFilename("main"))
+	rows, err := c.QueryContext(ctx, "SELECT v FROM kv WHERE id = ?", []driver.NamedValue{{Ordinal: 1, Value: int64(1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stmtAfter(rows.(*SQLiteRows).s.h) != 0 || cTxnNone(c.h) {
+		t.Error("stepped past the last row with another connection on the file")
+	}
+	rows.Close()
+	other.Close()
 	// EXPLAIN lists the program: every row of it comes.
-	rows, err := c.QueryContext(ctx, "EXPLAIN SELECT 1", nil)
+	rows, err = c.QueryContext(ctx, "EXPLAIN SELECT 1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
