@@ -40,6 +40,8 @@ func BenchmarkDirect(b *testing.B) {
 	b.Run("IntScan/api=direct-ctx", func(b *testing.B) { benchDirectIntScan(b, true, false) })
 	b.Run("IntScan/api=sql-ro", func(b *testing.B) { benchIntScan(b, true) })
 	b.Run("IntScan/api=direct-ro", func(b *testing.B) { benchDirectIntScan(b, false, true) })
+	b.Run("SortedScan/api=sql", func(b *testing.B) { benchSortedScan(b, false) })
+	b.Run("SortedScan/api=sql-ro", func(b *testing.B) { benchSortedScan(b, true) })
 	b.Run("WideScan/api=sql", BenchmarkWideScan)
 	b.Run("WideScan/api=direct", benchDirectWideScan)
 	b.Run("PointLookup/api=sql", func(b *testing.B) { benchPointLookup(b, false, false) })
@@ -190,6 +192,34 @@ func benchPointLookup(b *testing.B, direct, ctx bool) {
 			st.Reset()
 		}
 		return nil
+	})
+}
+
+// benchSortedScan reads 100,000 rows of (INTEGER, INTEGER, REAL) in an
+// order that needs a sort; with readOnly on a connection that cannot write
+// (PRAGMA query_only).
+func benchSortedScan(b *testing.B, readOnly bool) {
+	const rows = 100000
+	db := benchOpenMemory(b)
+	err := benchExec(db,
+		"CREATE TABLE ints (a INTEGER, b INTEGER, c REAL)",
+		fmt.Sprintf(`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < %d)
+			INSERT INTO ints SELECT x, (x * 7919) %% %d, x*0.25 FROM r`, rows, rows),
+	)
+	if err == nil && readOnly {
+		err = benchExec(db, "PRAGMA query_only = 1")
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	var x, y int64
+	var z float64
+	benchPerRow(b, rows, func() (int, error) {
+		r, err := db.Query("SELECT a, b, c FROM ints ORDER BY b")
+		if err != nil {
+			return 0, err
+		}
+		return benchScan(r, &x, &y, &z)
 	})
 }
 
