@@ -704,12 +704,81 @@ static int bridge_run_stmt(bridge_conn *c, sqlite3_stmt *st) {
 
 static int bridge_run(bridge_stmt *s) { return bridge_run_stmt(s->conn, s->stmt); }
 
+/* Whether the rows that s, stopped on a row, has still to return are already
+** made: every instruction that can run before the program halts only reads
+** a sorter, an ephemeral table or registers (the output loop of an ORDER BY
+** that needed a sort, of a LIMIT kept in an ephemeral index...). Then
+** nothing done on the connection between two steps, a write included, can
+** change them, and no user function or virtual table runs: they may be
+** stepped ahead on a connection that can write, with the same results as
+** one step per row. Anything else, or more than BRIDGE_FIXED_OPS
+** instructions, answers no. The answer depends only on the program and the
+** instruction the statement stopped after, so it is kept for the next row.
+** Only the amalgamation compiled into this translation unit shows the
+** program. */
+#define BRIDGE_FIXED_OPS 32
+static int bridge_rest_fixed(bridge_stmt *s) {
+#ifdef BRIDGE_UNITY
+  Vdbe *p = (Vdbe *)s->stmt;
+  int todo[BRIDGE_FIXED_OPS], seen[BRIDGE_FIXED_OPS], ntodo = 0, nseen = 0, i, ok = 1;
+  if (!s->readonly || p->explain || p->pFrame || p->eVdbeState != VDBE_RUN_STATE) return 0;
+  if (s->fixed_ops == (const void *)p->aOp && s->fixed_pc == p->pc) return s->fixed;
+  todo[ntodo++] = p->pc;
+  while (ok && ntodo > 0) {
+    int pc = todo[--ntodo], next = -1, jump = -1;
+    const Op *op;
+    VdbeCursor *cur;
+    for (i = 0; i < nseen && seen[i] != pc; i++) {
+    }
+    if (i < nseen) continue;
+    if (pc < 0 || pc >= p->nOp || nseen == BRIDGE_FIXED_OPS) {
+      ok = 0;
+      break;
+    }
+    seen[nseen++] = pc;
+    op = &p->aOp[pc];
+    cur = op->p1 >= 0 && op->p1 < p->nCursor ? p->apCsr[op->p1] : 0;
+    switch (op->opcode) {
+    case OP_Halt: ok = op->p1 == SQLITE_OK; break;
+    case OP_Goto: jump = op->p2; break;
+    case OP_SorterNext: ok = cur && cur->eCurType == CURTYPE_SORTER; next = pc + 1, jump = op->p2; break;
+    case OP_SorterData: ok = cur && cur->eCurType == CURTYPE_SORTER; next = pc + 1; break;
+    case OP_Next: ok = cur && cur->eCurType == CURTYPE_BTREE && cur->isEphemeral; next = pc + 1, jump = op->p2; break;
+    case OP_Column:
+      ok = cur && (cur->eCurType == CURTYPE_PSEUDO || (cur->eCurType == CURTYPE_BTREE && cur->isEphemeral));
+      next = pc + 1;
+      break;
+    case OP_ResultRow: case OP_AddImm: case OP_Copy: case OP_SCopy: case OP_IntCopy: case OP_Move:
+    case OP_Null: case OP_Integer: case OP_Int64: case OP_Real: case OP_String8: case OP_RealAffinity:
+      next = pc + 1;
+      break;
+    case OP_IfPos: case OP_DecrJumpZero: case OP_IfNotZero: case OP_IsNull: case OP_NotNull: case OP_If:
+    case OP_IfNot:
+      next = pc + 1, jump = op->p2;
+      break;
+    default: ok = 0; break;
+    }
+    if (next >= 0 && ntodo < BRIDGE_FIXED_OPS) todo[ntodo++] = next;
+    else if (next >= 0) ok = 0;
+    if (jump >= 0 && ntodo < BRIDGE_FIXED_OPS) todo[ntodo++] = jump;
+    else if (jump >= 0) ok = 0;
+  }
+  s->fixed_ops = (const void *)p->aOp;
+  s->fixed_pc = p->pc;
+  return s->fixed = ok;
+#else
+  (void)s;
+  return 0;
+#endif
+}
+
 static int bridge_step_row(bridge_stmt *s, uint64_t gen) {
   bridge_conn *c = s->conn;
   int rc;
   if (bridge_arm(c, gen)) return s->rc = SQLITE_INTERRUPT;
   rc = bridge_run(s);
   if (rc == SQLITE_ROW) rc = bridge_fill(s);
+  if (rc == SQLITE_ROW && !s->ahead) s->ahead = bridge_rest_fixed(s);
   return s->rc = rc;
 }
 
@@ -846,6 +915,7 @@ int bridge_query(bridge_stmt *s, uint64_t gen, int last) {
     }
     if (rc == SQLITE_ROW) rc = bridge_fill(s);
     if (rc == SQLITE_ROW && last) bridge_last_row(s);
+    if (rc == SQLITE_ROW && !s->ahead && !s->after) s->ahead = bridge_rest_fixed(s);
   }
   return s->rc = rc;
 }
@@ -872,7 +942,7 @@ int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max) {
     s->rc = SQLITE_INTERRUPT;
     return 0;
   }
-  if (!bridge_may_step_ahead(c)) max = 1;
+  if (!bridge_may_step_ahead(c) && !bridge_rest_fixed(s)) max = 1;
   for (;;) {
     bridge_col *row = s->batch + (size_t)n * (size_t)s->ncol;
     sqlite3_int64 size;

@@ -131,9 +131,12 @@ struct bridge_stmt {
   unsigned char *text; /* BRIDGE_BATCH_TEXT bytes: TEXT/BLOB values of batch rows, copied out */
   int readonly;        /* sqlite3_stmt_readonly */
   int writes_main;     /* running it takes the main database's write lock (bridge_writes_main) */
-  int ahead;           /* readonly, on a connection that cannot write (query_only), as of the
-                       ** last prepare, bridge_query or direct step: rows may be stepped ahead */
+  int ahead;           /* readonly, on a connection that cannot write (query_only), or with the
+                       ** rest of its rows fixed (bridge_rest_fixed), as of the last prepare,
+                       ** bridge_query, bridge_step or direct step: rows may be stepped ahead */
   sqlite3_int64 bound; /* TEXT/BLOB bytes bound by the last bridge_bind, which SQLite keeps until cleared */
+  const void *fixed_ops; /* bridge_rest_fixed's last answer, fixed, for the program fixed_ops at fixed_pc */
+  int fixed_pc, fixed;
   unsigned char *classes; /* ncol entries of BRIDGE_CLASS_* */
   const char **names;  /* ncol entries, filled by bridge_names */
 };

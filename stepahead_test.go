@@ -262,3 +262,73 @@ func TestLastRowEndsTheStatement(t *testing.T) {
 		t.Errorf("EXPLAIN SELECT 1: %d rows", n)
 	}
 }
+
+// Rows that come out of a sort (ORDER BY without an index) are made before
+// the first is returned: a write between two Next calls cannot change them,
+// so they are stepped ahead on a connection that can write too, with the
+// rows of one step per row. A scan of the table itself is not. Issue 31.
+func TestSortedRowsSteppedAheadOnWritableConn(t *testing.T) {
+	c := rawConn(t, "file:"+filepath.Join(t.TempDir(), "sorted.db"))
+	ctx := context.Background()
+	exec := func(q string, args ...driver.NamedValue) {
+		t.Helper()
+		if _, err := c.ExecContext(ctx, q, args); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	exec("CREATE TABLE acct(id INTEGER PRIMARY KEY, bal INTEGER, name TEXT)")
+	exec("WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < 200) INSERT INTO acct SELECT x, 1000-x, 'n' || x FROM r")
+	read := func(query string, between func(id int64)) (got []string, ahead bool) {
+		t.Helper()
+		rows, err := c.QueryContext(ctx, query, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		r := rows.(*SQLiteRows)
+		dest := make([]driver.Value, 3)
+		for r.Next(dest) == nil {
+			got = append(got, fmt.Sprint(dest))
+			ahead = ahead || r.s.run.nb > 1
+			if between != nil {
+				between(dest[0].(int64))
+			}
+		}
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		return got, ahead
+	}
+	for _, tc := range []struct {
+		query string
+		ahead bool
+	}{
+		{"SELECT id, bal, name FROM acct ORDER BY bal", true},
+		{"SELECT id, bal, name FROM acct ORDER BY bal LIMIT 150 OFFSET 3", true},
+		{"SELECT id, bal, name FROM acct ORDER BY id", false},
+		{"SELECT DISTINCT id, bal, name FROM acct", false},
+		{"SELECT id, bal, upper(name) FROM acct ORDER BY bal", true},
+	} {
+		want, _ := read(tc.query, nil)
+		exec("BEGIN")
+		got, ahead := read(tc.query, func(id int64) {
+			// Change every row not read yet, and run another statement.
+			exec("UPDATE acct SET bal = bal + 1, name = name || 'x' WHERE id <> ?", driver.NamedValue{Ordinal: 1, Value: id})
+			if _, err := c.queryInt("SELECT 1"); err != nil {
+				t.Fatal(err)
+			}
+		})
+		exec("ROLLBACK")
+		if ahead != tc.ahead && stepsAheadBuilt() {
+			t.Errorf("%s: stepped ahead %v, want %v", tc.query, ahead, tc.ahead)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d rows, want %d", tc.query, len(got), len(want))
+		}
+		// Sorted rows keep the values they were sorted with; a scan of the
+		// table sees the writes made before it reached a row.
+		if same := fmt.Sprint(got) == fmt.Sprint(want); same != tc.ahead {
+			t.Errorf("%s: rows as before the writes: %v, want %v\n got %v\nwant %v", tc.query, same, tc.ahead, got[:3], want[:3])
+		}
+	}
+}
