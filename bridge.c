@@ -900,6 +900,7 @@ int bridge_query(bridge_stmt *s, uint64_t gen, int last) {
   int rc;
   sqlite3_reset(s->stmt);
   s->after = 0;
+  s->fixed_ops = 0; /* a re-prepare may put a new program where the old one was */
   s->ahead = s->readonly && bridge_may_step_ahead(c);
   rc = bridge_bind(s);
   if (rc != SQLITE_OK) return s->rc = rc;

@@ -248,12 +248,15 @@ int bridge_exec(bridge_stmt *s, uint64_t gen);
 ** happened, the columns are described again first (and s->shape changes).
 ** With last, when that row is the read-only statement's last (the program
 ** halts next: a lookup by key, a SELECT of constants), the statement is
-** stepped to its end in this same call: s->after is then that step's result (SQLITE_DONE,
-** or an error), and the row's TEXT and BLOB values are copied to s->text,
-** valid until the next call on the statement. Otherwise s->after is 0. */
+** stepped to its end in this same call: s->after is then that step's
+** result (SQLITE_DONE, or an error), and the row's TEXT and BLOB values are
+** copied to s->text, valid until the next call on the statement. Otherwise
+** s->after is 0. s->ahead tells whether the next rows may be stepped ahead
+** (bridge_step_batch). */
 int bridge_query(bridge_stmt *s, uint64_t gen, int last);
 
-/* Steps the next row into s->cols. */
+/* Steps the next row into s->cols, and sets s->ahead when the rows after it
+** are already made (a sorter's) and may be stepped ahead. */
 int bridge_step(bridge_stmt *s, uint64_t gen);
 
 /* Non-zero when this build can step rows ahead (bridge_step_batch): only
@@ -262,8 +265,10 @@ int bridge_step(bridge_stmt *s, uint64_t gen);
 int bridge_steps_ahead_built(void);
 
 /* Steps up to max rows into s->batch (row k at s->batch[k*ncol]), in one call,
-** for read-only statements. TEXT and BLOB values point into SQLite's memory
-** until the next step, so a row that has some ends the batch (its values stay
+** for read-only statements on a connection that cannot write, or whose rows
+** still to come are already made (bridge_rest_fixed); otherwise one. TEXT
+** and BLOB values point into SQLite's memory until the next step, so a row
+** that has some ends the batch (its values stay
 ** valid until the next step, as with bridge_step) unless they are short: up
 ** to BRIDGE_BATCH_ROW_BYTES bytes per row are copied to s->text, up to
 ** BRIDGE_BATCH_TEXT per batch, valid until the next call on the statement.
