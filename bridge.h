@@ -133,7 +133,7 @@ struct bridge_stmt {
   int writes_main;     /* running it takes the main database's write lock (bridge_writes_main) */
   int ahead;           /* readonly, on a connection that cannot write (query_only), or with the
                        ** rest of its rows fixed (bridge_rest_fixed), as of the last prepare,
-                       ** bridge_query, bridge_step or direct step: rows may be stepped ahead */
+                       ** bridge_query or direct step: rows may be stepped ahead */
   sqlite3_int64 bound; /* TEXT/BLOB bytes bound by the last bridge_bind, which SQLite keeps until cleared */
   const void *fixed_ops; /* bridge_rest_fixed's last answer, fixed, for the program fixed_ops at fixed_pc */
   int fixed_pc, fixed;
@@ -255,8 +255,7 @@ int bridge_exec(bridge_stmt *s, uint64_t gen);
 ** (bridge_step_batch). */
 int bridge_query(bridge_stmt *s, uint64_t gen, int last);
 
-/* Steps the next row into s->cols, and sets s->ahead when the rows after it
-** are already made (a sorter's) and may be stepped ahead. */
+/* Steps the next row into s->cols. */
 int bridge_step(bridge_stmt *s, uint64_t gen);
 
 /* Non-zero when this build can step rows ahead (bridge_step_batch): only
