@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -38,11 +40,15 @@ func BenchmarkDirect(b *testing.B) {
 	b.Run("IntScan/api=direct-ctx", func(b *testing.B) { benchDirectIntScan(b, true, false) })
 	b.Run("IntScan/api=sql-ro", func(b *testing.B) { benchIntScan(b, true) })
 	b.Run("IntScan/api=direct-ro", func(b *testing.B) { benchDirectIntScan(b, false, true) })
+	b.Run("SortedScan/api=sql", func(b *testing.B) { benchSortedScan(b, false) })
+	b.Run("SortedScan/api=sql-ro", func(b *testing.B) { benchSortedScan(b, true) })
 	b.Run("WideScan/api=sql", BenchmarkWideScan)
 	b.Run("WideScan/api=direct", benchDirectWideScan)
 	b.Run("PointLookup/api=sql", func(b *testing.B) { benchPointLookup(b, false, false) })
 	b.Run("PointLookup/api=direct", func(b *testing.B) { benchPointLookup(b, true, false) })
 	b.Run("PointLookup/api=direct-ctx", func(b *testing.B) { benchPointLookup(b, true, true) })
+	b.Run("PointLookup8/api=sql", func(b *testing.B) { benchPointLookup8(b, "") })
+	b.Run("PointLookup8/api=sql-unixvfs", func(b *testing.B) { benchPointLookup8(b, "&vfs=unix") })
 	b.Run("BatchInsert/api=sql", BenchmarkBatchInsert)
 	b.Run("BatchInsert/api=direct", func(b *testing.B) { benchDirectBatchInsert(b, false) })
 	b.Run("BatchInsert/api=columns", func(b *testing.B) { benchDirectBatchInsert(b, true) })
@@ -155,6 +161,8 @@ func benchPointLookup(b *testing.B, direct, ctx bool) {
 		return int64(x%rows) + 1
 	}
 	b.ReportAllocs()
+	cpu := benchCPUStart()
+	defer func() { cpu.stop(b, 1, "cpu-ns/op") }()
 	if !direct {
 		for b.Loop() {
 			var v string
@@ -185,6 +193,91 @@ func benchPointLookup(b *testing.B, direct, ctx bool) {
 		}
 		return nil
 	})
+}
+
+// benchSortedScan reads 100,000 rows of (INTEGER, INTEGER, REAL) in an
+// order that needs a sort; with readOnly on a connection that cannot write
+// (PRAGMA query_only).
+func benchSortedScan(b *testing.B, readOnly bool) {
+	const rows = 100000
+	db := benchOpenMemory(b)
+	err := benchExec(db,
+		"CREATE TABLE ints (a INTEGER, b INTEGER, c REAL)",
+		fmt.Sprintf(`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < %d)
+			INSERT INTO ints SELECT x, (x * 7919) %% %d, x*0.25 FROM r`, rows, rows),
+	)
+	if err == nil && readOnly {
+		err = benchExec(db, "PRAGMA query_only = 1")
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	var x, y int64
+	var z float64
+	benchPerRow(b, rows, func() (int, error) {
+		r, err := db.Query("SELECT a, b, c FROM ints ORDER BY b")
+		if err != nil {
+			return 0, err
+		}
+		return benchScan(r, &x, &y, &z)
+	})
+}
+
+// benchPointLookup8 is bench/'s PointLookup/8 workload: eight goroutines
+// look up random keys of a 100,000-row WAL table through a pool of eight
+// connections opened with the DSN of bench/cmd/ours (plus extra, e.g.
+// "&vfs=unix" to leave out the shared-file VFS of bridge_share.c). ns/op is
+// wall time per lookup, all goroutines together.
+func benchPointLookup8(b *testing.B, extra string) {
+	const rows, workers = 100000, 8
+	dsn := "file:" + filepath.Join(b.TempDir(), "point.db") + "?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate" + extra
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(workers)
+	db.SetMaxIdleConns(workers)
+	err = benchExec(db, "CREATE TABLE kv (id INTEGER PRIMARY KEY, v TEXT NOT NULL)",
+		fmt.Sprintf(`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < %d)
+			INSERT INTO kv SELECT x, printf('value-%%d', x) FROM r`, rows),
+		"PRAGMA wal_checkpoint(TRUNCATE)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	held := make([]*sql.Conn, 0, workers)
+	for range workers {
+		c, err := db.Conn(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	for _, c := range held {
+		c.Close()
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := benchCPUStart()
+	for w := range workers {
+		wg.Go(func() {
+			x := uint64(w + 1)
+			for next.Add(1) <= int64(b.N) {
+				x ^= x << 13
+				x ^= x >> 7
+				x ^= x << 17
+				var v string
+				if err := db.QueryRow("SELECT v FROM kv WHERE id = ?", int64(x%rows)+1).Scan(&v); err != nil || v == "" {
+					b.Error("lookup:", v, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	cpu.stop(b, 1, "cpu-ns/op")
 }
 
 // benchDirectBatchInsert inserts 100,000 rows in one transaction, as

@@ -120,6 +120,7 @@ func benchPerRow(b *testing.B, rowsPerOp int, op func() (int, error)) {
 	b.ReportAllocs()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	cpu := benchCPUStart()
 	for b.Loop() {
 		n, err := op()
 		if err != nil {
@@ -129,10 +130,31 @@ func benchPerRow(b *testing.B, rowsPerOp int, op func() (int, error)) {
 			b.Fatalf("scanned %d rows, want %d", n, rowsPerOp)
 		}
 	}
+	cpu.stop(b, rowsPerOp, "cpu-ns/row")
 	runtime.ReadMemStats(&after)
 	rows := float64(b.N) * float64(rowsPerOp)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rows, "ns/row")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/rows, "allocs/row")
+}
+
+// benchCPU measures the process's CPU time over a benchmark's loop.
+type benchCPU struct {
+	start time.Duration
+	ok    bool
+}
+
+func benchCPUStart() benchCPU {
+	t, ok := benchCPUTime()
+	return benchCPU{t, ok}
+}
+
+// stop reports the CPU time per op (per op and per, of them, when per > 1)
+// as unit.
+func (c benchCPU) stop(b *testing.B, per int, unit string) {
+	t, ok := benchCPUTime()
+	if c.ok && ok && b.N > 0 {
+		b.ReportMetric(float64(t-c.start)/float64(b.N)/float64(per), unit)
+	}
 }
 
 // benchSuite is what the cases of BenchmarkSuite share: one in-memory

@@ -704,6 +704,78 @@ static int bridge_run_stmt(bridge_conn *c, sqlite3_stmt *st) {
 
 static int bridge_run(bridge_stmt *s) { return bridge_run_stmt(s->conn, s->stmt); }
 
+/* Whether the rows that s, stopped on a row, has still to return are already
+** made: every instruction that can run before the program halts only reads
+** a sorter, an ephemeral table or registers (the output loop of an ORDER BY
+** that needed a sort, of a LIMIT kept in an ephemeral index...). Then
+** nothing done on the connection between two steps, a write included, can
+** change them, and no user function or virtual table runs: they may be
+** stepped ahead on a connection that can write, with the same results as
+** one step per row. Anything else, or more than BRIDGE_FIXED_OPS
+** instructions, answers no. The answer depends only on the program and the
+** instruction the statement stopped after, so it is kept for the next row.
+** Asked after the first row of a run (bridge_query), and by each batch;
+** not after every row stepped one at a time, which it would cost 5% of a
+** scan's time (rows that are not a sort's output at the first seldom
+** become so later: a UNION ALL whose last part is sorted).
+** Only the amalgamation compiled into this translation unit shows the
+** program. */
+#define BRIDGE_FIXED_OPS 32
+static int bridge_rest_fixed(bridge_stmt *s) {
+#ifdef BRIDGE_UNITY
+  Vdbe *p = (Vdbe *)s->stmt;
+  int todo[BRIDGE_FIXED_OPS], seen[BRIDGE_FIXED_OPS], ntodo = 0, nseen = 0, i, ok = 1;
+  if (!s->readonly || p->explain || p->pFrame || p->eVdbeState != VDBE_RUN_STATE) return 0;
+  if (s->fixed_ops == (const void *)p->aOp && s->fixed_pc == p->pc) return s->fixed;
+  todo[ntodo++] = p->pc;
+  while (ok && ntodo > 0) {
+    int pc = todo[--ntodo], next = -1, jump = -1;
+    const Op *op;
+    VdbeCursor *cur;
+    for (i = 0; i < nseen && seen[i] != pc; i++) {
+    }
+    if (i < nseen) continue;
+    if (pc < 0 || pc >= p->nOp || nseen == BRIDGE_FIXED_OPS) {
+      ok = 0;
+      break;
+    }
+    seen[nseen++] = pc;
+    op = &p->aOp[pc];
+    cur = op->p1 >= 0 && op->p1 < p->nCursor ? p->apCsr[op->p1] : 0;
+    switch (op->opcode) {
+    case OP_Halt: ok = op->p1 == SQLITE_OK; break;
+    case OP_Goto: jump = op->p2; break;
+    case OP_SorterNext: ok = cur && cur->eCurType == CURTYPE_SORTER; next = pc + 1, jump = op->p2; break;
+    case OP_SorterData: ok = cur && cur->eCurType == CURTYPE_SORTER; next = pc + 1; break;
+    case OP_Next: ok = cur && cur->eCurType == CURTYPE_BTREE && cur->isEphemeral; next = pc + 1, jump = op->p2; break;
+    case OP_Column:
+      ok = cur && (cur->eCurType == CURTYPE_PSEUDO || (cur->eCurType == CURTYPE_BTREE && cur->isEphemeral));
+      next = pc + 1;
+      break;
+    case OP_ResultRow: case OP_AddImm: case OP_Copy: case OP_SCopy: case OP_IntCopy: case OP_Move:
+    case OP_Null: case OP_Integer: case OP_Int64: case OP_Real: case OP_String8: case OP_RealAffinity:
+      next = pc + 1;
+      break;
+    case OP_IfPos: case OP_DecrJumpZero: case OP_IfNotZero: case OP_IsNull: case OP_NotNull: case OP_If:
+    case OP_IfNot:
+      next = pc + 1, jump = op->p2;
+      break;
+    default: ok = 0; break;
+    }
+    if (next >= 0 && ntodo < BRIDGE_FIXED_OPS) todo[ntodo++] = next;
+    else if (next >= 0) ok = 0;
+    if (jump >= 0 && ntodo < BRIDGE_FIXED_OPS) todo[ntodo++] = jump;
+    else if (jump >= 0) ok = 0;
+  }
+  s->fixed_ops = (const void *)p->aOp;
+  s->fixed_pc = p->pc;
+  return s->fixed = ok;
+#else
+  (void)s;
+  return 0;
+#endif
+}
+
 static int bridge_step_row(bridge_stmt *s, uint64_t gen) {
   bridge_conn *c = s->conn;
   int rc;
@@ -792,10 +864,46 @@ int bridge_exec_script(bridge_conn *c, int off, int stop_at_last, uint64_t gen) 
   return rc;
 }
 
-int bridge_query(bridge_stmt *s, uint64_t gen) {
+/* Called with a row of s just stepped and filled: when nothing but a plain
+** Halt (reached through Gotos at most) can run before the statement ends, it
+** is the statement's last row, and whatever the caller does on the
+** connection before asking for the next one cannot change that: no user
+** function, virtual table or other row can run, only the Halt, which ends
+** the statement (and its read transaction, in autocommit mode). So it is
+** stepped to its end now, in the call that stepped the row, rather than in a
+** later cgo call (the next Next, or the reset at Close): a point lookup then
+** costs one call. The row's TEXT and BLOB values are copied out first, as a
+** batch's are; a row with more than BRIDGE_BATCH_ROW_BYTES of them is left
+** as it is. Read-only statements only (a write's RETURNING rows come before
+** its commit); never for EXPLAIN, whose steps list the program instead of
+** running it, nor inside a trigger's program. Only the amalgamation compiled
+** into this translation unit shows the program. */
+static void bridge_last_row(bridge_stmt *s) {
+#ifdef BRIDGE_UNITY
+  Vdbe *p = (Vdbe *)s->stmt;
+  int pc = p->pc, hops, i, used = 0;
+  sqlite3_int64 size = 0;
+  if (!s->readonly || p->explain || p->pFrame) return;
+  for (hops = 0; hops < 4 && pc >= 0 && pc < p->nOp && p->aOp[pc].opcode == OP_Goto; hops++) pc = p->aOp[pc].p2;
+  if (pc < 0 || pc >= p->nOp || p->aOp[pc].opcode != OP_Halt || p->aOp[pc].p1 != SQLITE_OK) return;
+  for (i = 0; i < s->ncol; i++) {
+    if (s->cols[i].type == SQLITE_TEXT || s->cols[i].type == SQLITE_BLOB) size += s->cols[i].n;
+  }
+  if (size > BRIDGE_BATCH_ROW_BYTES) return;
+  if (size && !s->text && !(s->text = (unsigned char *)malloc(BRIDGE_BATCH_TEXT))) return;
+  bridge_copy_out(s, s->cols, &used);
+  s->after = bridge_run(s);
+#else
+  (void)s;
+#endif
+}
+
+int bridge_query(bridge_stmt *s, uint64_t gen, int last) {
   bridge_conn *c = s->conn;
   int rc;
   sqlite3_reset(s->stmt);
+  s->after = 0;
+  s->fixed_ops = 0; /* a re-prepare may put a new program where the old one was */
   s->ahead = s->readonly && bridge_may_step_ahead(c);
   rc = bridge_bind(s);
   if (rc != SQLITE_OK) return s->rc = rc;
@@ -810,6 +918,8 @@ int bridge_query(bridge_stmt *s, uint64_t gen) {
       return s->rc = SQLITE_NOMEM;
     }
     if (rc == SQLITE_ROW) rc = bridge_fill(s);
+    if (rc == SQLITE_ROW && last) bridge_last_row(s);
+    if (rc == SQLITE_ROW && !s->ahead && !s->after) s->ahead = bridge_rest_fixed(s);
   }
   return s->rc = rc;
 }
@@ -836,7 +946,7 @@ int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max) {
     s->rc = SQLITE_INTERRUPT;
     return 0;
   }
-  if (!bridge_may_step_ahead(c)) max = 1;
+  if (!bridge_may_step_ahead(c) && !bridge_rest_fixed(s)) max = 1;
   for (;;) {
     bridge_col *row = s->batch + (size_t)n * (size_t)s->ncol;
     sqlite3_int64 size;

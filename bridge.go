@@ -229,10 +229,16 @@ func cExec(s stmtHandle, gen uint64) int {
 	return int(rc)
 }
 
-// cQuery calls bridge_query: reset, bind, step the first row.
-func cQuery(s stmtHandle, gen uint64) int {
+// cQuery calls bridge_query: reset, bind, step the first row; with last,
+// on to the end when that row is the last (stmtAfter), and the statement can
+// no longer be read with SQLite's column functions.
+func cQuery(s stmtHandle, gen uint64, last bool) int {
 	outer, nested := nestedArming(s.conn)
-	rc := C.bridge_query_h(stmtInt(s), C.uint64_t(gen))
+	var l C.int
+	if last {
+		l = 1
+	}
+	rc := C.bridge_query_h(stmtInt(s), C.uint64_t(gen), l)
 	if nested {
 		outer.restore(s.conn)
 	}
@@ -314,6 +320,7 @@ func stmtInt(s stmtHandle) C.uintptr_t { return C.uintptr_t(uintptr(unsafe.Point
 func stmtNumColumns(s stmtHandle) int     { return int(s.ncol) }
 func stmtNumParams(s stmtHandle) int      { return int(s.nparam) }
 func stmtRC(s stmtHandle) int             { return int(s.rc) }
+func stmtAfter(s stmtHandle) int          { return int(s.after) }
 func stmtKeepsBound(s stmtHandle) bool    { return s.bound >= C.BRIDGE_KEEP_BOUND }
 func stmtShape(s stmtHandle) int          { return int(s.shape) }
 func stmtChanges(s stmtHandle) int64      { return int64(s.changes) }

@@ -120,6 +120,8 @@ struct bridge_stmt {
   bridge_stmt *prev, *next; /* the connection's list of live statements */
   int ncol, nparam;
   int rc;              /* result of the last step done by bridge_query/bridge_step */
+  int after;           /* 0, or the result of the step bridge_query took past its row when
+                       ** that row was the statement's last (bridge_last_row) */
   int shape;           /* bumped when a re-prepare changed the columns; Go re-reads them */
   int reprepares;      /* SQLITE_STMTSTATUS_REPREPARE when the columns were last read */
   sqlite3_int64 changes, last_id; /* set by bridge_exec */
@@ -129,9 +131,12 @@ struct bridge_stmt {
   unsigned char *text; /* BRIDGE_BATCH_TEXT bytes: TEXT/BLOB values of batch rows, copied out */
   int readonly;        /* sqlite3_stmt_readonly */
   int writes_main;     /* running it takes the main database's write lock (bridge_writes_main) */
-  int ahead;           /* readonly, on a connection that cannot write (query_only), as of the
-                       ** last prepare, bridge_query or direct step: rows may be stepped ahead */
+  int ahead;           /* readonly, on a connection that cannot write (query_only), or with the
+                       ** rest of its rows fixed (bridge_rest_fixed), as of the last prepare,
+                       ** bridge_query or direct step: rows may be stepped ahead */
   sqlite3_int64 bound; /* TEXT/BLOB bytes bound by the last bridge_bind, which SQLite keeps until cleared */
+  const void *fixed_ops; /* bridge_rest_fixed's last answer, fixed, for the program fixed_ops at fixed_pc */
+  int fixed_pc, fixed;
   unsigned char *classes; /* ncol entries of BRIDGE_CLASS_* */
   const char **names;  /* ncol entries, filled by bridge_names */
 };
@@ -240,8 +245,15 @@ int bridge_exec(bridge_stmt *s, uint64_t gen);
 
 /* Resets s, binds c->args[0:nparam] and steps the first row (into s->cols).
 ** SQLite re-prepares a statement by itself after a schema change; if that
-** happened, the columns are described again first (and s->shape changes). */
-int bridge_query(bridge_stmt *s, uint64_t gen);
+** happened, the columns are described again first (and s->shape changes).
+** With last, when that row is the read-only statement's last (the program
+** halts next: a lookup by key, a SELECT of constants), the statement is
+** stepped to its end in this same call: s->after is then that step's
+** result (SQLITE_DONE, or an error), and the row's TEXT and BLOB values are
+** copied to s->text, valid until the next call on the statement. Otherwise
+** s->after is 0. s->ahead tells whether the next rows may be stepped ahead
+** (bridge_step_batch). */
+int bridge_query(bridge_stmt *s, uint64_t gen, int last);
 
 /* Steps the next row into s->cols. */
 int bridge_step(bridge_stmt *s, uint64_t gen);
@@ -252,8 +264,10 @@ int bridge_step(bridge_stmt *s, uint64_t gen);
 int bridge_steps_ahead_built(void);
 
 /* Steps up to max rows into s->batch (row k at s->batch[k*ncol]), in one call,
-** for read-only statements. TEXT and BLOB values point into SQLite's memory
-** until the next step, so a row that has some ends the batch (its values stay
+** for read-only statements on a connection that cannot write, or whose rows
+** still to come are already made (bridge_rest_fixed); otherwise one. TEXT
+** and BLOB values point into SQLite's memory until the next step, so a row
+** that has some ends the batch (its values stay
 ** valid until the next step, as with bridge_step) unless they are short: up
 ** to BRIDGE_BATCH_ROW_BYTES bytes per row are copied to s->text, up to
 ** BRIDGE_BATCH_TEXT per batch, valid until the next call on the statement.
@@ -276,7 +290,7 @@ int bridge_reset(bridge_stmt *s);
 ** it is a Go pointer (a heap lookup per argument, per call); an integer
 ** argument is not checked, and a bridge_stmt is C memory anyway. */
 static inline int bridge_exec_h(uintptr_t s, uint64_t gen) { return bridge_exec((bridge_stmt *)s, gen); }
-static inline int bridge_query_h(uintptr_t s, uint64_t gen) { return bridge_query((bridge_stmt *)s, gen); }
+static inline int bridge_query_h(uintptr_t s, uint64_t gen, int last) { return bridge_query((bridge_stmt *)s, gen, last); }
 static inline int bridge_step_h(uintptr_t s, uint64_t gen) { return bridge_step((bridge_stmt *)s, gen); }
 static inline int bridge_reset_h(uintptr_t s) { return bridge_reset((bridge_stmt *)s); }
 static inline int bridge_step_batch_h(uintptr_t s, uint64_t gen, int max) { return bridge_step_batch((bridge_stmt *)s, gen, max); }

@@ -167,7 +167,7 @@ func (ds *DirectStmt) textNumber(i int, b []byte) (int64, float64) {
 	if _, err := putArgs(argSlots(c.h)[:1], arg[:], argArena(c.h), false); err != nil {
 		return 0, 0
 	}
-	if cQuery(s.h, 0) != sqliteRow {
+	if cQuery(s.h, 0, false) != sqliteRow {
 		cReset(s.h)
 		return 0, 0
 	}

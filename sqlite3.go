@@ -96,6 +96,7 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 	if key := cShareFileKey(h); key != 0 {
 		c.core.gate = gateFor(key) // gate.go
 	}
+	c.memMain = cDBFilename(h, "main") == ""
 	c.cleanup = runtime.AddCleanup(c, collectConn, c.core) // lifetime.go
 	c.cache.max = cfg.stmtCacheSize
 	if cfg.busyTimeout > 0 {
@@ -170,6 +171,10 @@ type SQLiteConn struct {
 	txSeq        uint64
 
 	cache stmtCache
+
+	// memMain: the main database is in memory (no file, no OS locks); see
+	// SQLiteStmt.query.
+	memMain bool
 
 	// results is the rest of the block Exec results are cut from (newResult).
 	results []SQLiteResult
@@ -517,7 +522,7 @@ func (c *SQLiteConn) queryInt(query string) (int64, error) {
 		return 0, driverError("not a statement: " + query)
 	}
 	defer c.release(s)
-	rc = cQuery(s.h, 0)
+	rc = cQuery(s.h, 0, true)
 	s.syncShape()
 	if rc == sqliteRow && len(s.cols) == 0 {
 		cReset(s.h)

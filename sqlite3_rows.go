@@ -24,8 +24,11 @@ type SQLiteRows struct {
 
 // rowCursor is where the current row of a statement's run is: the
 // statement's row buffer, or a row of batch, the rows stepped ahead in one
-// call (bridge_step_batch) for a read-only statement (numbers, and short TEXT
-// and BLOB values that the bridge copied out of SQLite's memory). bi indexes
+// call (bridge_step_batch) for a read-only statement on a connection that
+// cannot write, or whose rows still to come are made already (a sort's
+// output: bridge_rest_fixed), numbers and short TEXT and BLOB values that
+// the bridge copied out of SQLite's memory; or the last row of a lookup,
+// which the query call stepped past (bridge_last_row). bi indexes
 // cur in batch, nb counts its rows; after them comes brc, the result of the
 // step that ended the batch (berr when it is an error, built at once while
 // SQLite's message is current). It lives in the statement, reset by each run,
@@ -221,12 +224,15 @@ func (r *SQLiteRows) Close() error {
 	if s.closed || s.c.closed.Load() {
 		return nil
 	}
-	if halted := r.done && r.err == nil; !halted || stmtKeepsBound(s.h) {
-		// A statement that ran to its end (SQLITE_DONE) has already released
-		// its locks (and committed, in autocommit mode); the reset that every
-		// run starts with (bridge_query, bridge_exec) is enough for it, which
-		// saves a cgo call per query read to the end. Large bound values
-		// are still cleared now, not kept by an idle statement.
+	k := &s.run
+	if halted := r.done && r.err == nil || k.nb > 0 && k.brc == sqliteDone; !halted || stmtKeepsBound(s.h) {
+		// A statement that ran to its end (SQLITE_DONE, handed out or still
+		// ahead of the rows, after a batch or the last row of a lookup) has
+		// already released its locks (and committed, in autocommit mode);
+		// the reset that every run starts with (bridge_query, bridge_exec) is
+		// enough for it, which saves a cgo call per query read to the end.
+		// Large bound values are still cleared now, not kept by an idle
+		// statement.
 		cReset(s.h)
 	}
 	if s.releaseOnRowsClose {

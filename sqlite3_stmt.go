@@ -293,7 +293,16 @@ func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 		w.done()
 		return nil, err
 	}
-	rc := cQuery(s.h, w.gen)
+	// The bridge steps past a last row (a lookup by key) only where ending
+	// the read transaction at once, rather than at Close, cannot cost
+	// anything: in memory, or on a file no other connection of the process
+	// has open. Otherwise the process's readers, whose transactions overlap
+	// less when each ends sooner, would more often take and drop the file's
+	// shared OS locks (fcntl; SQLite shares them within a process), which
+	// costs more than the cgo call saved (bench/RESULTS.md, issue 31).
+	k := s.c.core
+	last := s.c.memMain || k.gate != nil && k.gate.conns.Load() < 2
+	rc := cQuery(s.h, w.gen, last)
 	s.syncShape()
 	if rc != sqliteRow && rc != sqliteDone {
 		err := s.c.errorFor(rc, &w, 0)
@@ -302,6 +311,15 @@ func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 		return nil, err
 	}
 	s.run = rowCursor{cur: s.cols}
+	if after := stmtAfter(s.h); rc == sqliteRow && after != 0 {
+		// The bridge stepped past the statement's last row (bridge_last_row):
+		// that row is a batch of one, its values copied out, and what the
+		// step past it returned ends the rows.
+		s.run.batch, s.run.nb, s.run.brc = s.cols, 1, after
+		if after != sqliteDone {
+			s.run.berr = s.c.errorFor(after, &w, 0)
+		}
+	}
 	r := &SQLiteRows{s: s, w: w, pending: true}
 	s.rows = r
 	if s.own == nil {
