@@ -3,7 +3,7 @@ package sqlite3
 // This file is the one place that lists SQLite's compile-time options. Every
 // C file of the package (the vendored amalgamation and bridge.c) is compiled
 // with exactly these flags, so the bridge sees the API the library was built
-// with. The README's "Compile options" table is generated from the comments
+// with. The table of docs/compile-options.md is generated from the comments
 // below and a test keeps the two in sync (go test -run TestReadmeCompileOptions
 // -update-readme rewrites it): each "#cgo [tags] CFLAGS: -D..." line must be
 // preceded by a one-line "// reason:" comment.

@@ -18,8 +18,11 @@
 // statement and describes every column of the row in one buffer that Go
 // reads directly, and on a connection that cannot write (a ReadOnly
 // transaction, _query_only=1) a query's rows of numbers and short values come
-// up to 64 per call. See the README for the DSN reference, the type mapping
-// and the compile options.
+// up to 64 per call. The README shows the way in; its pages under docs/ hold
+// the reference: docs/dsn.md (every DSN parameter), docs/types.md (the type
+// mapping), docs/queries.md, docs/concurrency.md (many goroutines on one
+// file, the WAL bound, Stats), docs/direct.md (DirectStmt) and
+// docs/compile-options.md.
 //
 // A program written for mattn/go-sqlite3 v1.14.53 gets the same results here:
 // by default the driver is as lenient as mattn's (arguments no statement uses
@@ -27,8 +30,8 @@
 // several statements, unparseable text in a date/time column reads as the zero
 // time.Time, a cancelled statement returns the context's error itself, ...).
 // _strict=1 in the DSN turns each of these into an error, which a new program
-// usually prefers; the README's "Switching from mattn/go-sqlite3" table lists
-// them. Among them, a DSN parameter nobody reads (a misspelled _txlok, or
+// usually prefers; the table in docs/switching.md ("Switching from
+// mattn/go-sqlite3") lists them. Among them, a DSN parameter nobody reads (a misspelled _txlok, or
 // journal_mode without its "_") is ignored by default, as by mattn, and an
 // error with _strict=1; CheckDSN reports it without _strict.
 package sqlite3

@@ -103,7 +103,7 @@ func paramNameProblem(name string, uri bool) string {
 		if s := closest(name, driverParams); s != "" {
 			msg += " (did you mean " + s + "?)"
 		} else {
-			msg += " (the README's DSN table lists the parameters)"
+			msg += " (docs/dsn.md lists the parameters)"
 		}
 		return msg
 	}

@@ -13,7 +13,7 @@ import (
 // registered; every attempt to open a connection fails with errNoCgo, at
 // sql.Open or at the first use of the pool, instead of a link error.
 
-var errNoCgo = errors.New("sqlite3: this binary was built with CGO_ENABLED=0, but the SQLite driver needs cgo: build with CGO_ENABLED=1 and a C compiler (see the README on cross-compiling)")
+var errNoCgo = errors.New("sqlite3: this binary was built with CGO_ENABLED=0, but the SQLite driver needs cgo: build with CGO_ENABLED=1 and a C compiler (see docs/platforms.md on cross-compiling)")
 
 func init() {
 	sql.Register("sqlite3", &SQLiteDriver{})

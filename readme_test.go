@@ -7,11 +7,31 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
+	"unicode"
 )
 
-var updateReadme = flag.Bool("update-readme", false, "rewrite the README's compile options table from compile_options.go")
+var updateReadme = flag.Bool("update-readme", false, "rewrite the compile options table of "+compileOptionsDoc+" from compile_options.go")
+
+// compileOptionsDoc is the page that holds the generated compile options table.
+const compileOptionsDoc = "docs/compile-options.md"
+
+// docFiles returns README.md and the pages under docs/, the documentation the
+// tests below keep true.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) == 0 {
+		t.Fatal("docs/ has no pages")
+	}
+	sort.Strings(pages)
+	return append([]string{"README.md"}, pages...)
+}
 
 const (
 	optionsBegin = "<!-- compile-options:begin (generated: go test -run TestReadmeCompileOptions -update-readme) -->"
@@ -54,17 +74,18 @@ func compileOptionsTable(t *testing.T) string {
 	return b.String()
 }
 
-// The README's table of compile options must be the one compile_options.go
-// defines, so the documentation cannot drift from the build.
+// The documented table of compile options (docs/compile-options.md, linked
+// from the README) must be the one compile_options.go defines, so the
+// documentation cannot drift from the build.
 func TestReadmeCompileOptions(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	page, err := os.ReadFile(filepath.FromSlash(compileOptionsDoc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(readme)
+	text := string(page)
 	i, j := strings.Index(text, optionsBegin), strings.Index(text, optionsEnd)
 	if i < 0 || j < i {
-		t.Fatalf("README.md lacks the compile options markers %q ... %q", optionsBegin, optionsEnd)
+		t.Fatalf("%s lacks the compile options markers %q ... %q", compileOptionsDoc, optionsBegin, optionsEnd)
 	}
 	want := compileOptionsTable(t)
 	got := text[i+len(optionsBegin)+1 : j]
@@ -73,12 +94,12 @@ func TestReadmeCompileOptions(t *testing.T) {
 	}
 	if *updateReadme {
 		text = text[:i+len(optionsBegin)+1] + want + text[j:]
-		if err := os.WriteFile("README.md", []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(filepath.FromSlash(compileOptionsDoc), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Fatalf("README.md's compile options table is out of date; run go test -run TestReadmeCompileOptions -update-readme\ngot:\n%s\nwant:\n%s", got, want)
+	t.Fatalf("%s's compile options table is out of date; run go test -run TestReadmeCompileOptions -update-readme\ngot:\n%s\nwant:\n%s", compileOptionsDoc, got, want)
 }
 
 // readmeSection returns the README's text from the heading to the next
@@ -102,7 +123,8 @@ var sqlOpenDSN = regexp.MustCompile(`sql\.Open\("sqlite3", "([^"]*)"\)`)
 // The DSN a user copies first is the one that works under load: the README's
 // Usage, the package doc and the examples open a file database with the DSN
 // of "Recommended settings for servers", and that DSN has WAL,
-// _txlock=immediate and a busy timeout.
+// _txlock=immediate and a busy timeout. So does every file database the
+// pages under docs/ open.
 func TestReadmeServerDSN(t *testing.T) {
 	b, err := os.ReadFile("README.md")
 	if err != nil {
@@ -127,9 +149,15 @@ func TestReadmeServerDSN(t *testing.T) {
 	if m := sqlOpenDSN.FindStringSubmatch(readmeSection(t, readme, "## Usage")); m == nil || m[1] != recommended {
 		t.Errorf("README Usage opens %q, want the recommended %q", m, recommended)
 	}
-	for _, m := range sqlOpenDSN.FindAllStringSubmatch(readme, -1) {
-		if strings.HasPrefix(m[1], "file:") && m[1] != recommended {
-			t.Errorf("README opens a file database with %q, want the recommended %q", m[1], recommended)
+	for _, f := range docFiles(t) {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range sqlOpenDSN.FindAllStringSubmatch(string(text), -1) {
+			if strings.HasPrefix(m[1], "file:") && m[1] != recommended {
+				t.Errorf("%s opens a file database with %q, want the recommended %q", f, m[1], recommended)
+			}
 		}
 	}
 	doc, err := os.ReadFile("doc.go")
@@ -179,21 +207,31 @@ func TestReadmeServerDSN(t *testing.T) {
 	}
 }
 
-// The README's Go snippets compile against the package: each becomes the
-// body of a function in a scratch module (with declarations of the names
-// the snippets take from their surroundings) that go vet type-checks.
+// The Go snippets of the README and of the pages under docs/ compile against
+// the package: each becomes the body of a function in a scratch module (with
+// declarations of the names the snippets take from their surroundings) that
+// go vet type-checks.
 func TestReadmeGoSnippets(t *testing.T) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to type-check with")
 	}
-	b, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
+	goBlock := regexp.MustCompile("(?s)\n```go\n(.*?)\n```")
+	var blocks [][]string
+	inReadme := 0
+	for _, f := range docFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := goBlock.FindAllStringSubmatch(string(b), -1)
+		if f == "README.md" {
+			inReadme = len(found)
+		}
+		blocks = append(blocks, found...)
 	}
-	blocks := regexp.MustCompile("(?s)\n```go\n(.*?)\n```").FindAllStringSubmatch(string(b), -1)
-	if len(blocks) < 5 {
-		t.Fatalf("README.md has %d Go snippets, want at least 5", len(blocks))
+	if inReadme < 2 || len(blocks) < 5 {
+		t.Fatalf("README.md has %d Go snippets (want at least 2: Usage and the server settings) and the docs %d in all, want at least 5", inReadme, len(blocks))
 	}
 	importBlock := regexp.MustCompile(`(?s)^import \((.*?)\)\n`)
 	defined := regexp.MustCompile(`(?m)^(\w+(?:, \w+)*) :=`)
@@ -229,11 +267,11 @@ func TestReadmeGoSnippets(t *testing.T) {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the README's Go snippets do not compile: %v\n%s\n%s", err, out, src)
+		t.Fatalf("the Go snippets of README.md and docs/ do not compile: %v\n%s\n%s", err, out, src)
 	}
 }
 
-// What the README's snippets take from their surroundings.
+// What the snippets of README.md and docs/ take from their surroundings.
 const readmeSnippetFile = `package readmesnippets
 
 import (
@@ -262,3 +300,142 @@ const readmeSnippetPrelude = `var (
 )
 _, _, _, _, _ = conn, c, replica, sum, err
 `
+
+var (
+	mdLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	mdHeading = regexp.MustCompile(`^#{1,6} +(.*?)\s*#*$`)
+	mdCode    = regexp.MustCompile("`+[^`]*`+")
+)
+
+// mdProse returns the lines of a Markdown file with those of fenced code
+// blocks emptied, so that line i of the result is line i+1 of the file.
+func mdProse(text string) []string {
+	var out []string
+	fence := ""
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		if fence == "" && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")) {
+			fence = trimmed[:3]
+			line = ""
+		} else if fence != "" {
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+			line = ""
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// mdAnchor is GitHub's anchor for a heading: lower case, spaces to '-',
+// punctuation other than '-' and '_' dropped.
+func mdAnchor(heading string) string {
+	heading = mdCode.ReplaceAllStringFunc(heading, func(s string) string { return strings.Trim(s, "`") })
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// mdAnchors returns the anchors GitHub gives the headings of a Markdown file
+// (a repeated heading's later anchors get -1, -2, ...).
+func mdAnchors(text string) map[string]bool {
+	anchors := map[string]bool{}
+	seen := map[string]int{}
+	for _, line := range mdProse(text) {
+		m := mdHeading.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		a := mdAnchor(m[1])
+		if n := seen[a]; n > 0 {
+			anchors[a+"-"+itoa(n)] = true
+		} else {
+			anchors[a] = true
+		}
+		seen[a]++
+	}
+	return anchors
+}
+
+// Every relative link of README.md and of the pages under docs/ leads to a
+// file of the repository, and every #anchor into a Markdown file to one of
+// its headings, so that moving a section cannot leave a link behind.
+func TestDocLinks(t *testing.T) {
+	anchorsOf := map[string]map[string]bool{}
+	anchors := func(file string) (map[string]bool, error) {
+		if a, ok := anchorsOf[file]; ok {
+			return a, nil
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		anchorsOf[file] = mdAnchors(string(b))
+		return anchorsOf[file], nil
+	}
+	scheme := regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
+	checked := 0
+	for _, f := range docFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, line := range mdProse(string(b)) {
+			line = mdCode.ReplaceAllString(line, "")
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if scheme.MatchString(target) {
+					continue
+				}
+				checked++
+				path, anchor, _ := strings.Cut(target, "#")
+				file := f
+				if path != "" {
+					file = filepath.Join(filepath.Dir(f), filepath.FromSlash(path))
+					if _, err := os.Stat(file); err != nil {
+						t.Errorf("%s (line %d): link %q: %v", f, n+1, target, err)
+						continue
+					}
+				}
+				if anchor == "" || !strings.HasSuffix(file, ".md") {
+					continue
+				}
+				a, err := anchors(file)
+				if err != nil {
+					t.Errorf("%s: link %q: %v", f, target, err)
+				} else if !a[anchor] {
+					t.Errorf("%s (line %d): link %q: %s has no heading with anchor #%s", f, n+1, target, file, anchor)
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("checked %d relative links, want the README's and docs' (at least 20)", checked)
+	}
+
+	// The package's doc comments and error messages name docs/ pages too.
+	goFiles, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile(`docs/[\w.-]+\.md`)
+	for _, f := range goFiles {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, page := range named.FindAllString(string(src), -1) {
+			if _, err := os.Stat(filepath.FromSlash(page)); err != nil {
+				t.Errorf("%s names %s: %v", f, page, err)
+			}
+		}
+	}
+}

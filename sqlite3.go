@@ -37,7 +37,7 @@ var (
 	_ driver.Connector     = (*connector)(nil)
 )
 
-// Open opens a new connection; see the README for the DSN grammar.
+// Open opens a new connection; see docs/dsn.md for the DSN grammar.
 func (d *SQLiteDriver) Open(dsn string) (driver.Conn, error) {
 	cfg, err := parseDSN(dsn)
 	if err != nil {

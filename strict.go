@@ -13,8 +13,8 @@ package sqlite3
 // every isolation level is accepted (SQLite's serializable serves them all).
 // With _strict=1 each of these is an error instead (or, for
 // an unparseable time, the text is returned as a string), which is what a
-// new program usually wants. The list is in the README's "Switching from
-// mattn/go-sqlite3" table.
+// new program usually wants. The list is in the "Switching from
+// mattn/go-sqlite3" table of docs/switching.md.
 
 import (
 	"database/sql/driver"

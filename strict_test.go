@@ -351,7 +351,7 @@ func TestStrictUnknownParams(t *testing.T) {
 		{"x.db?_busy_timout=100", "unknown DSN parameter _busy_timout (did you mean _busy_timeout?)"},
 		{"x.db?_txlcok=immediate", "unknown DSN parameter _txlcok (did you mean _txlock?)"},
 		{"x.db?_JOURNAL_MODE=WAL", "unknown DSN parameter _JOURNAL_MODE (did you mean _journal_mode?)"},
-		{"x.db?_frobnicate=1", "unknown DSN parameter _frobnicate (the README's DSN table lists the parameters)"},
+		{"x.db?_frobnicate=1", "unknown DSN parameter _frobnicate (docs/dsn.md lists the parameters)"},
 		{"file:x.db?journal_mode=WAL", `unknown DSN parameter journal_mode (did you mean _journal_mode? the driver's parameters start with "_")`},
 		{"x.db?txlock=immediate", `unknown DSN parameter txlock (did you mean _txlock? the driver's parameters start with "_")`},
 		{"file:x.db?trusted_schema=0", "unknown DSN parameter trusted_schema (a PRAGMA: did you mean _pragma=trusted_schema(...)?)"},

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # buildtime.sh: build time of a small program with this driver and with
-# mattn/go-sqlite3, side by side, interleaved (the README's Build time table).
+# mattn/go-sqlite3, side by side, interleaved (the Build time table of docs/build-time.md).
 #
 #   scripts/buildtime.sh [RUNS] [MATTN_VERSION]     (defaults: 3, v1.14.53)
 #

@@ -97,7 +97,7 @@ platform_windows() {
 		scripts/wine/bcryptprimitives.c scripts/wine/bcryptprimitives.def -ladvapi32
 	echo "windows: artifact \"Wine 8: no bcryptprimitives.dll (ProcessPrng)\": shimmed by scripts/wine/bcryptprimitives.c"
 
-	# From the repository, so that TestReadmeCompileOptions finds README.md
+	# From the repository, so that the README tests find README.md and docs/
 	# (Wine maps / to Z:). TestLeak and TestVTabSQLiteHeap run their child in
 	# a fresh process: under Wine the child's own t.TempDir cleanup fails
 	# (artifact 2) and the parent could only report "exit status 1", so the
