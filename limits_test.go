@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"unsafe"
@@ -162,6 +163,13 @@ func TestWALCheckpoint(t *testing.T) {
 // a fresh slice's pages stay unmapped.
 func TestTooBigIsError(t *testing.T) {
 	big := make([]byte, maxLength+1)
+	// Give the 1 GB back at once: tests that follow count on collections
+	// being quick and the heap small (TestLeakedRowsDoNotOutwaitBusyTimeout
+	// ran out of its busy timeout under -race after this test).
+	t.Cleanup(func() {
+		big = nil
+		debug.FreeOSMemory()
+	})
 	bigStr := unsafe.String(&big[0], len(big))
 	db := testMemDB(t, "")
 	testMustExec(t, db, "CREATE TABLE t(x)")
