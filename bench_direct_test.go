@@ -200,27 +200,7 @@ func benchPointLookup(b *testing.B, direct, ctx bool) {
 // (PRAGMA query_only).
 func benchSortedScan(b *testing.B, readOnly bool) {
 	const rows = 100000
-	db := benchOpenMemory(b)
-	err := benchExec(db,
-		"CREATE TABLE ints (a INTEGER, b INTEGER, c REAL)",
-		fmt.Sprintf(`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < %d)
-			INSERT INTO ints SELECT x, (x * 7919) %% %d, x*0.25 FROM r`, rows, rows),
-	)
-	if err == nil && readOnly {
-		err = benchExec(db, "PRAGMA query_only = 1")
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	var x, y int64
-	var z float64
-	benchPerRow(b, rows, func() (int, error) {
-		r, err := db.Query("SELECT a, b, c FROM ints ORDER BY b")
-		if err != nil {
-			return 0, err
-		}
-		return benchScan(r, &x, &y, &z)
-	})
+	benchIntsScan(b, rows, fmt.Sprintf("(x * 7919) %% %d", rows), "SELECT a, b, c FROM ints ORDER BY b", readOnly)
 }
 
 // benchPointLookup8 is bench/'s PointLookup/8 workload: eight goroutines

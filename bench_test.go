@@ -560,11 +560,18 @@ func BenchmarkIntScan(b *testing.B) { benchIntScan(b, false) }
 // (PRAGMA query_only) with readOnly: rows are then stepped ahead, several
 // per cgo call.
 func benchIntScan(b *testing.B, readOnly bool) {
+	benchIntsScan(b, benchIntRows, "x*3 - 1000", "SELECT a, b, c FROM ints", readOnly)
+}
+
+// benchIntsScan fills ints(a, b, c) with n rows, b from the expression bExpr
+// of x (1..n), and reads query's rows per op; with readOnly on a connection
+// that cannot write (PRAGMA query_only).
+func benchIntsScan(b *testing.B, n int, bExpr, query string, readOnly bool) {
 	db := benchOpenMemory(b)
 	err := benchExec(db,
 		"CREATE TABLE ints (a INTEGER, b INTEGER, c REAL)",
 		fmt.Sprintf(`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < %d)
-			INSERT INTO ints SELECT x, x*3 - 1000, x*0.25 FROM r`, benchIntRows),
+			INSERT INTO ints SELECT x, %s, x*0.25 FROM r`, n, bExpr),
 	)
 	if err == nil && readOnly {
 		err = benchExec(db, "PRAGMA query_only = 1")
@@ -575,8 +582,8 @@ func benchIntScan(b *testing.B, readOnly bool) {
 
 	var x, y int64
 	var z float64
-	benchPerRow(b, benchIntRows, func() (int, error) {
-		rows, err := db.Query("SELECT a, b, c FROM ints")
+	benchPerRow(b, n, func() (int, error) {
+		rows, err := db.Query(query)
 		if err != nil {
 			return 0, err
 		}
