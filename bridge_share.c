@@ -1000,9 +1000,10 @@ void bridge_share_timed_out(bridge_conn *c) {
 **     header), and the bound is the file's: the smallest _wal_bound of the
 **     process's connections on it, none while any of them says 0. */
 /* How long the oldest read transaction of this process on f (self's aside)
-** has run, in ns; *crowd says whether most of the others have run longer
-** than a tenth of BRIDGE_WAL_LONG_READ_MS too: a process whose readers all
-** wait for a core, not one long reader among short ones. */
+** has run, in ns; *crowd says whether the others are five or more and
+** most of them have run longer than a tenth of BRIDGE_WAL_LONG_READ_MS too:
+** a process whose readers all wait for a core, not one long reader among
+** short ones. */
 static int64_t share_oldest_reader(bridge_file *f, bridge_vfile *self, int *crowd) {
   bridge_vfile *v;
   int64_t now = bridge_share_now(), since, oldest = 0;
@@ -1015,8 +1016,8 @@ static int64_t share_oldest_reader(bridge_file *f, bridge_vfile *self, int *crow
     if (now - since > oldest) oldest = now - since;
   }
   share_unlock(&f->mu);
-  /* The oldest aside, are most of the others slow too? A few slow readers
-  ** (a slow machine) beside a long one are not yet a crowd. */
+  /* A few slow readers (a slow machine) beside a long one are not yet a
+  ** crowd. */
   *crowd = open > 4 && slow > 0 && 2 * (slow - 1) > open - 1;
   return oldest;
 }
