@@ -34,4 +34,8 @@ type SQLiteConn struct{}
 // Version reports no library: SQLite is not linked without cgo.
 func Version() (libVersion string, libVersionNumber int, sourceID string) { return "", 0, "" }
 
+// CheckDSN reports that the driver needs cgo: the DSN parser is part of the
+// cgo build, so without it no DSN can be checked.
+func CheckDSN(dsn string) error { return errNoCgo }
+
 func cErrstr(code int) string { return "SQLite result code " + itoa(code) }

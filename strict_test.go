@@ -483,3 +483,12 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+// The README's recommended DSN passes CheckDSN: no misspelled name in the
+// DSN users copy first (TestReadmeServerDSN).
+func checkRecommendedDSN(t *testing.T, dsn string) {
+	t.Helper()
+	if err := CheckDSN(dsn); err != nil {
+		t.Errorf("the recommended DSN: %v", err)
+	}
+}
