@@ -388,17 +388,75 @@ static int bridge_writes_main(sqlite3_stmt *st) {
 #ifdef BRIDGE_UNITY
   {
     Vdbe *v = (Vdbe *)st;
-    int i;
+    int i, writes = 0, group = 1;
     if (v->explain) return 0;
     for (i = 0; i < v->nOp; i++) {
       const VdbeOp *op = &v->aOp[i];
-      if (op->opcode == OP_Transaction && op->p1 == 0 && op->p2 != 0) return 1;
-      if (op->opcode == OP_Vacuum && op->p1 == 0 && op->p2 == 0) return 1;
+      switch (op->opcode) {
+      case OP_Transaction:
+        if (op->p1 == 0 && op->p2 != 0) writes = 1;
+        if (op->p1 != 0) group = 0; /* TEMP or an attached file: this connection's own */
+        break;
+      case OP_Vacuum:
+        if (op->p1 == 0 && op->p2 == 0) return 1;
+        group = 0;
+        break;
+      /* What cannot run inside another transaction, or is about this
+      ** connection's own transaction, never joins a group (group.go). */
+      case OP_AutoCommit:
+      case OP_Savepoint:
+      case OP_JournalMode:
+      case OP_Checkpoint:
+        group = 0;
+        break;
+      }
     }
-    return 0;
+    return writes ? (group ? BRIDGE_WRITES_GROUPABLE : 1) : 0;
   }
 #else
   return 1;
+#endif
+}
+
+/* Whether foreign keys are on: a group then runs each write in a savepoint. */
+int bridge_foreign_keys(bridge_conn *c) {
+  int on = 0;
+  sqlite3_db_config(c->db, SQLITE_DBCONFIG_ENABLE_FKEY, -1, &on);
+  return on;
+}
+
+/* Whether a foreign key constraint is unresolved in the open transaction. */
+int bridge_deferred_fks(bridge_conn *c) {
+  int cur = 0, hi = 0;
+  sqlite3_db_status(c->db, SQLITE_DBSTATUS_DEFERRED_FKS, &cur, &hi, 0);
+  return cur != 0;
+}
+
+/* Whether the connection may hand a write to another connection's group
+** (group.go): outside any transaction, with no ATTACHed file and nothing in
+** TEMP (a table, view or trigger there would make the same SQL mean
+** something else on the group's connection). Under the connection's
+** exclusion, so the schema cannot change meanwhile. Against another SQLite
+** nothing is visible, and nothing is grouped. */
+int bridge_group_ready(bridge_conn *c) {
+  sqlite3 *db = c->db;
+  if (!sqlite3_get_autocommit(db)) return 0;
+#ifdef BRIDGE_UNITY
+  {
+    Schema *t = db->aDb[1].pSchema;
+    HashElem *e;
+    if (db->nDb != 2) return 0;
+    if (!t) return 1;
+    if (sqliteHashFirst(&t->trigHash)) return 0;
+    for (e = sqliteHashFirst(&t->tblHash); e; e = sqliteHashNext(e)) {
+      const Table *tab = (const Table *)sqliteHashData(e);
+      if (sqlite3StrICmp(tab->zName, LEGACY_TEMP_SCHEMA_TABLE) != 0 &&
+          sqlite3StrICmp(tab->zName, PREFERRED_TEMP_SCHEMA_TABLE) != 0) return 0;
+    }
+    return 1;
+  }
+#else
+  return 0;
 #endif
 }
 

@@ -33,6 +33,8 @@ const (
 	sqliteTooBig       = C.SQLITE_TOOBIG
 	sqliteRange        = C.SQLITE_RANGE
 
+	sqliteConstraintForeignKey = C.SQLITE_CONSTRAINT_FOREIGNKEY
+
 	typeInteger  = C.SQLITE_INTEGER
 	typeFloat    = C.SQLITE_FLOAT
 	typeText     = C.SQLITE_TEXT
@@ -305,6 +307,22 @@ func stmtReadonly(s stmtHandle) bool { return s.readonly != 0 }
 // stmtWritesMain reports whether running the statement takes the main
 // database's write lock (bridge_writes_main), read at prepare (no cgo call).
 func stmtWritesMain(s stmtHandle) bool { return s.writes_main != 0 }
+
+// stmtGroupable reports whether the statement is a write that may join a
+// group of its file's writes (group.go; bridge_writes_main).
+func stmtGroupable(s stmtHandle) bool { return s.writes_main == C.BRIDGE_WRITES_GROUPABLE }
+
+// cStmtSQL returns the statement's SQL (sqlite3_sql).
+func cStmtSQL(s stmtHandle) string { return C.GoString(C.sqlite3_sql(s.stmt)) }
+
+// cGroupReady calls bridge_group_ready.
+func cGroupReady(h connHandle) bool { return C.bridge_group_ready(h) != 0 }
+
+// cForeignKeysOn calls bridge_foreign_keys.
+func cForeignKeysOn(h connHandle) bool { return C.bridge_foreign_keys(h) != 0 }
+
+// cDeferredFKs calls bridge_deferred_fks.
+func cDeferredFKs(h connHandle) bool { return C.bridge_deferred_fks(h) != 0 }
 
 // stmtAhead reports whether the statement's rows may be stepped ahead
 // (bridge_stmt.ahead), as of its last query or step call (no cgo call).

@@ -130,7 +130,8 @@ struct bridge_stmt {
   int batch_cap;
   unsigned char *text; /* BRIDGE_BATCH_TEXT bytes: TEXT/BLOB values of batch rows, copied out */
   int readonly;        /* sqlite3_stmt_readonly */
-  int writes_main;     /* running it takes the main database's write lock (bridge_writes_main) */
+  int writes_main;     /* running it takes the main database's write lock (bridge_writes_main):
+                       ** 0, 1, or BRIDGE_WRITES_GROUPABLE when it may also join a group (group.go) */
   int ahead;           /* readonly, on a connection that cannot write (query_only), or with the
                        ** rest of its rows fixed (bridge_rest_fixed), as of the last prepare,
                        ** bridge_query or direct step: rows may be stepped ahead */
@@ -383,6 +384,20 @@ void *bridge_share_file_key(bridge_conn *c);
 ** before a write (gate.go): its busy handler is the bridge's, and it holds no
 ** transaction and runs no step. -1 otherwise. */
 int bridge_turn_timeout(bridge_conn *c);
+
+/* bridge_stmt.writes_main of a write that may join a group of its file's
+** writes (group.go): it writes main only, and holds no transaction control,
+** VACUUM, journal-mode change or checkpoint. */
+#define BRIDGE_WRITES_GROUPABLE 2
+
+/* Whether c may hand a write to another connection's group: outside a
+** transaction, nothing ATTACHed, nothing in TEMP. */
+int bridge_group_ready(bridge_conn *c);
+
+/* Whether foreign keys are on; whether one is unresolved (a deferred
+** constraint) in the open transaction. */
+int bridge_foreign_keys(bridge_conn *c);
+int bridge_deferred_fks(bridge_conn *c);
 
 /* Counts a wait for the write turn in Go that got it after ns, in the
 ** file's stats (one that ran out is counted by the busy handler). */

@@ -23,6 +23,8 @@ type config struct {
 	strict        bool     // _strict: refuse what mattn/go-sqlite3 lets through (strict.go)
 	defensive     bool     // SQLITE_DBCONFIG_DEFENSIVE
 	pragmas       []string // run in order after open, each one statement
+	groupCommit   bool     // _group_commit: writes of the file's connections share transactions (group.go)
+	dsn           string   // as given: connections with the same one may group their writes
 }
 
 // The default prepared-statement cache size per connection (_stmt_cache_size).
@@ -47,6 +49,7 @@ func parseDSN(dsn string) (*config, error) {
 		txlock:        "BEGIN",
 		stmtCacheSize: defaultStmtCacheSize,
 		walBound:      defaultWALBound,
+		dsn:           dsn,
 	}
 	if i := strings.IndexByte(dsn, 0); i >= 0 {
 		// C strings end at a NUL: the file opened would not be the one named.
@@ -139,6 +142,13 @@ func parseDSN(dsn string) (*config, error) {
 			return nil, badParam("_wal_bound", v, "want a non-negative number of bytes (0: no bound)")
 		}
 		cfg.walBound = n
+	}
+	if v, ok := p.get("_group_commit"); ok {
+		b, ok := boolValue(v)
+		if !ok {
+			return nil, badParam("_group_commit", v, "want a boolean (1, 0, true, false, yes, no, on, off)")
+		}
+		cfg.groupCommit = b == "1"
 	}
 	if v, ok := p.get("_defensive"); ok {
 		b, ok := boolValue(v)

@@ -58,7 +58,15 @@ type writeGate struct {
 
 	mu      sync.Mutex
 	held    bool
-	waiters []*chan struct{} // in arrival order; nil entries left the queue
+	waiters []*gateWaiter // in arrival order; nil entries left the queue
+}
+
+// gateWaiter is one goroutine waiting for the turn: ch is closed when the
+// turn is its; a groupable write (group.go) carries its unit, which the
+// holder of the turn may take and run in its group instead.
+type gateWaiter struct {
+	ch   chan struct{}
+	unit *groupUnit
 }
 
 var gates struct {
@@ -95,16 +103,31 @@ func (g *writeGate) drop() {
 // acquire waits for g's turn, at most timeout or until ctx is done, and
 // returns how long it waited.
 func (g *writeGate) acquire(ctx context.Context, timeout time.Duration) (time.Duration, error) {
+	waited, _, err := g.wait(ctx, timeout, nil)
+	return waited, err
+}
+
+// wait waits for g's turn, at most timeout or until ctx is done, and
+// returns how long it waited. With a unit, the wait also ends when the
+// holder of the turn took the unit into its group and ran it: ran is then
+// true, and the unit holds the outcome. A unit taken is waited for to its
+// end, whatever ctx or the timeout say: its caller must hear what became of
+// its write.
+func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUnit) (waited time.Duration, ran bool, err error) {
 	g.mu.Lock()
 	if !g.held && len(g.waiters) == 0 {
 		g.held = true
 		g.mu.Unlock()
-		return 0, nil
+		return 0, false, nil
 	}
-	ch := make(chan struct{})
-	g.waiters = append(g.waiters, &ch)
+	w := &gateWaiter{ch: make(chan struct{}), unit: u}
+	g.waiters = append(g.waiters, w)
 	g.mu.Unlock()
 
+	var done chan struct{}
+	if u != nil {
+		done = u.done
+	}
 	start := time.Now()
 	limit := time.NewTimer(timeout)
 	defer limit.Stop()
@@ -112,11 +135,12 @@ func (g *writeGate) acquire(ctx context.Context, timeout time.Duration) (time.Du
 	// back, after a collection (lockwait.go), as in the busy handler.
 	collect := time.NewTimer(busyCollectAfter)
 	defer collect.Stop()
-	var err error
 	for err == nil {
 		select {
-		case <-ch:
-			return time.Since(start), nil
+		case <-w.ch:
+			return time.Since(start), false, nil
+		case <-done:
+			return time.Since(start), true, nil
 		case <-ctx.Done():
 			err = ctx.Err()
 		case <-limit.C:
@@ -127,17 +151,22 @@ func (g *writeGate) acquire(ctx context.Context, timeout time.Duration) (time.Du
 		}
 	}
 	g.mu.Lock()
-	for i, w := range g.waiters {
-		if w == &ch {
+	for i, x := range g.waiters {
+		if x == w {
 			g.waiters[i] = nil
 			g.mu.Unlock()
-			return 0, err
+			return 0, false, err
 		}
 	}
+	taken := u != nil && u.taken
 	g.mu.Unlock()
+	if taken {
+		<-done
+		return time.Since(start), true, nil
+	}
 	// The turn came as the wait ended: pass it on.
 	g.release()
-	return 0, err
+	return 0, false, err
 }
 
 // release gives the turn to the first waiter, if any.
@@ -149,13 +178,50 @@ func (g *writeGate) release() {
 		g.waiters = g.waiters[1:]
 		if w != nil {
 			g.mu.Unlock()
-			close(*w) // held stays true: the turn is the waiter's now
+			close(w.ch) // held stays true: the turn is the waiter's now
 			return
 		}
 	}
 	g.waiters = nil
 	g.held = false
 	g.mu.Unlock()
+}
+
+// head is the first waiter still waiting, or nil; under mu.
+func (g *writeGate) head() *gateWaiter {
+	for len(g.waiters) > 0 && g.waiters[0] == nil {
+		g.waiters = g.waiters[1:]
+	}
+	if len(g.waiters) == 0 {
+		return nil
+	}
+	return g.waiters[0]
+}
+
+// unitNext reports whether the first waiter is a write that may join a
+// group of sig's: the holder of the turn then runs a group.
+func (g *writeGate) unitNext(sig groupSig) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	w := g.head()
+	return w != nil && w.unit != nil && w.unit.sig == sig
+}
+
+// takeUnit takes the first waiter out of the queue if it is a write that
+// may join a group of sig's, and returns its unit; nil otherwise. Only the
+// order of the queue is used: a group ends at the first waiter that cannot
+// join it.
+func (g *writeGate) takeUnit(sig groupSig) *groupUnit {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	w := g.head()
+	if w == nil || w.unit == nil || w.unit.sig != sig {
+		return nil
+	}
+	g.waiters[0] = nil
+	g.waiters = g.waiters[1:]
+	w.unit.taken = true
+	return w.unit
 }
 
 // queued is how many wait for the turn now.

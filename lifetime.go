@@ -70,6 +70,8 @@ type connCore struct {
 	gate        *writeGate // the file's write turn, nil for none (gate.go); set at open
 	turn        bool       // this connection has the turn; under mu
 	waitLimited bool       // the operation's lock waits were cut short (gate.go); under mu
+	groupOn     bool       // _group_commit=1 (group.go); set at open
+	groupSig    groupSig   // whose writes it may run, and they its; set at open
 }
 
 // lock takes the connection for one operation and returns what unlock

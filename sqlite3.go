@@ -95,6 +95,7 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 	c.core = &connCore{h: h, word: word, id: coreIDs.Add(1)}
 	if key := cShareFileKey(h); key != 0 {
 		c.core.gate = gateFor(key) // gate.go
+		c.core.groupOn, c.core.groupSig = cfg.groupCommit, groupSig{d: d, dsn: cfg.dsn} // group.go
 	}
 	c.memMain = cDBFilename(h, "main") == ""
 	c.cleanup = runtime.AddCleanup(c, collectConn, c.core) // lifetime.go
@@ -119,6 +120,7 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 			return nil, err
 		}
 	}
+	c.opened = true
 	return c, nil
 }
 
@@ -178,6 +180,12 @@ type SQLiteConn struct {
 
 	// results is the rest of the block Exec results are cut from (newResult).
 	results []SQLiteResult
+
+	// opened is set once open has set the connection up (ConnectHook
+	// included); ungrouped once it holds something of its own that takes it
+	// out of group commit (group.go).
+	opened    bool
+	ungrouped atomic.Bool
 
 	// hooks holds the callbacks, open blobs and backups of hooks.go, trace.go,
 	// blob.go and backup.go; nil until one is used.

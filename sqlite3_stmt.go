@@ -101,6 +101,7 @@ func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.S
 	if c.closed.Load() {
 		return nil, driver.ErrBadConn
 	}
+	c.noteQuery(query)
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
@@ -207,6 +208,13 @@ func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) 
 		return nil, err
 	}
 	defer w.done()
+	if stmtGroupable(s.h) && s.c.grouping() {
+		query := s.cacheKey
+		if query == "" {
+			query = cStmtSQL(s.h)
+		}
+		return s.c.execGrouped(&w, s, query, args) // group.go
+	}
 	b := binder{args: args, strict: s.c.strict}
 	if err := s.bind(&b, true); err != nil {
 		return nil, err
@@ -344,6 +352,7 @@ func (c *SQLiteConn) execContext(ctx context.Context, query string, args []drive
 	if err := c.usable(); err != nil {
 		return nil, err
 	}
+	c.noteQuery(query)
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
@@ -367,6 +376,11 @@ func (c *SQLiteConn) execContext(ctx context.Context, query string, args []drive
 			break
 		}
 		last := tail >= len(query) // the bridge skips trailing comments and semicolons
+		if off == 0 && last && stmtGroupable(s.h) && c.grouping() {
+			res, err := c.execGrouped(&w, s, query, args) // group.go
+			c.release(s)
+			return res, err
+		}
 		err := s.bind(&b, last)
 		if err == nil {
 			err = c.takeTurn(w.ctx, stmtWritesMain(s.h)) // gate.go
@@ -417,6 +431,7 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 	if err := c.usable(); err != nil {
 		return nil, err
 	}
+	c.noteQuery(query)
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}

@@ -1,0 +1,394 @@
+//go:build cgo
+
+package sqlite3
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Tests of group.go: with _group_commit=1 the writes of a file's
+// connections share transactions, and each caller still hears only what
+// became of its own write, and only once it is in the database.
+
+const groupDSN = "?_journal_mode=WAL&_txlock=immediate&_busy_timeout=5000&_group_commit=1"
+
+func openGrouped(t *testing.T, path, extra string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite3", path+groupDSN+extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// gateOf returns the write turn of db's file.
+func gateOf(t *testing.T, db *sql.DB) *writeGate {
+	t.Helper()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var g *writeGate
+	conn.Raw(func(dc any) error {
+		g = dc.(*SQLiteConn).core.gate
+		return nil
+	})
+	if g == nil {
+		t.Fatal("no write turn")
+	}
+	return g
+}
+
+// waitQueued waits until n wait for g's turn.
+func waitQueued(t *testing.T, g *writeGate, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for g.queued() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d wait for the turn, want %d", g.queued(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// grouped runs the writes fns, each on a connection of its own, queued in
+// order behind a transaction that holds the turn, so that they form one
+// group when it commits; it returns their errors.
+func grouped(t *testing.T, db *sql.DB, fns ...func() error) []error {
+	t.Helper()
+	g := gateOf(t, db)
+	hold := holdTurn(t, db)
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = fn()
+		}()
+		waitQueued(t, g, i+1)
+	}
+	if err := hold.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	return errs
+}
+
+// holdTurn begins a transaction that holds db's write turn (the turn is
+// only taken while the file has two connections: a second one stays open
+// until the test ends).
+func holdTurn(t *testing.T, db *sql.DB) *sql.Tx {
+	t.Helper()
+	spare, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { spare.Close() })
+	hold, err := db.Begin() // _txlock=immediate: takes the turn
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hold
+}
+
+func groupCounts() (groups, units int64) {
+	return groupStats.groups.Load(), groupStats.units.Load()
+}
+
+// Many writers: every write is in the database when its Exec returns (a
+// connection of another pool reads it at once), each result's LastInsertId
+// is its own row's, and writes did share commits.
+func TestGroupCommitAcknowledgesAfterCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.db")
+	db := openGrouped(t, path, "")
+	testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, who TEXT, n INT)")
+	readers, err := sql.Open("sqlite3", path+"?_journal_mode=WAL&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer readers.Close()
+	ins, err := db.Prepare("INSERT INTO t(who, n) VALUES (?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ins.Close()
+	g0, u0 := groupCounts()
+	const writers, each = 16, 60
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			who := fmt.Sprint("w", w)
+			for n := 0; n < each; n++ {
+				var res sql.Result
+				var err error
+				if w%2 == 0 {
+					res, err = ins.Exec(who, n)
+				} else {
+					res, err = db.Exec("INSERT INTO t(who, n) VALUES (?, ?)", who, n)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				id, _ := res.LastInsertId()
+				if k, _ := res.RowsAffected(); k != 1 {
+					errs <- fmt.Errorf("%s %d: RowsAffected %d", who, n, k)
+					return
+				}
+				var gotWho string
+				var gotN int
+				if err := readers.QueryRow("SELECT who, n FROM t WHERE id = ?", id).Scan(&gotWho, &gotN); err != nil {
+					errs <- fmt.Errorf("%s %d acknowledged as row %d, which another connection cannot read: %v", who, n, id, err)
+					return
+				}
+				if gotWho != who || gotN != n {
+					errs <- fmt.Errorf("%s %d: LastInsertId %d is the row of %s %d", who, n, id, gotWho, gotN)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var count int
+	if err := readers.QueryRow("SELECT count(*) FROM t").Scan(&count); err != nil || count != writers*each {
+		t.Fatalf("%d rows (%v), want %d", count, err, writers*each)
+	}
+	g1, u1 := groupCounts()
+	if u1-u0 <= g1-g0 || g1 == g0 {
+		t.Errorf("%d groups of %d writes: the writers never shared a commit", g1-g0, u1-u0)
+	}
+	t.Logf("%d writes in %d groups", u1-u0, g1-g0)
+}
+
+// A write that fails in a group (a constraint) fails alone:
+// the others of its group commit.
+func TestGroupCommitFailureIsTheWritesAlone(t *testing.T) {
+	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
+	testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT UNIQUE)")
+	testMustExec(t, db, "INSERT INTO t(v) VALUES ('taken')")
+	g0, u0 := groupCounts()
+	errs := grouped(t, db,
+		func() error { _, err := db.Exec("INSERT INTO t(v) VALUES ('a')"); return err },
+		func() error { _, err := db.Exec("INSERT INTO t(v) VALUES ('taken')"); return err },
+		func() error { _, err := db.Exec("INSERT INTO t(v) VALUES ('b')"); return err },
+	)
+	if errs[0] != nil || errs[2] != nil {
+		t.Errorf("the good writes of the group: %v, %v", errs[0], errs[2])
+	}
+	var e Error
+	if !errors.As(errs[1], &e) || e.ExtendedCode != ErrConstraintUnique {
+		t.Errorf("the duplicate: %v, want a UNIQUE constraint error", errs[1])
+	}
+	var vs string
+	if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != "a,b,taken" {
+		t.Errorf("rows %q (%v), want a,b,taken", vs, err)
+	}
+	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 3 {
+		t.Errorf("%d groups of %d writes, want 1 of 3", g1-g0, u1-u0)
+	}
+}
+
+// A write whose conflict clause rolls back the whole transaction takes its
+// group with it: the writes before it in the group hear that they are not in
+// the database, with SQLite's codes; the writes after it run in a group of
+// their own.
+func TestGroupCommitRollbackFailsTheGroup(t *testing.T) {
+	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
+	testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT UNIQUE)")
+	testMustExec(t, db, "INSERT INTO t(v) VALUES ('taken')")
+	errs := grouped(t, db,
+		func() error { _, err := db.Exec("INSERT INTO t(v) VALUES ('a')"); return err },
+		func() error { _, err := db.Exec("INSERT OR ROLLBACK INTO t(v) VALUES ('taken')"); return err },
+		func() error { _, err := db.Exec("INSERT INTO t(v) VALUES ('b')"); return err },
+	)
+	var e Error
+	if !errors.As(errs[0], &e) || e.Code != ErrConstraint || !strings.Contains(errs[0].Error(), "not in the database") {
+		t.Errorf("the write before the rollback: %v, want a constraint error that says it is not in the database", errs[0])
+	}
+	if !errors.As(errs[1], &e) || e.ExtendedCode != ErrConstraintUnique {
+		t.Errorf("the rollback: %v", errs[1])
+	}
+	if errs[2] != nil {
+		t.Errorf("the write after the rollback: %v", errs[2])
+	}
+	var vs string
+	if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != "b,taken" {
+		t.Errorf("rows %q (%v), want b,taken", vs, err)
+	}
+}
+
+// With foreign keys on, a write that leaves a deferred constraint
+// unresolved fails alone with the error it gets in autocommit, where the
+// group's COMMIT would otherwise fail for everyone.
+func TestGroupCommitDeferredForeignKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.db")
+	db := openGrouped(t, path, "&_fk=1")
+	testMustExec(t, db, "CREATE TABLE parent(id INTEGER PRIMARY KEY)")
+	testMustExec(t, db, "CREATE TABLE child(id INTEGER PRIMARY KEY, pid INT REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)")
+	testMustExec(t, db, "INSERT INTO parent VALUES (1)")
+	plain, err := sql.Open("sqlite3", path+"?_fk=1&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	_, want := plain.Exec("INSERT INTO child(pid) VALUES (99)")
+	if want == nil {
+		t.Fatal("autocommit accepted an orphan")
+	}
+	errs := grouped(t, db,
+		func() error { _, err := db.Exec("INSERT INTO child(pid) VALUES (1)"); return err },
+		func() error { _, err := db.Exec("INSERT INTO child(pid) VALUES (99)"); return err },
+		func() error { _, err := db.Exec("INSERT INTO child(pid) VALUES (1)"); return err },
+	)
+	if errs[0] != nil || errs[2] != nil {
+		t.Errorf("the good writes: %v, %v", errs[0], errs[2])
+	}
+	var got, exp Error
+	if !errors.As(errs[1], &got) || !errors.As(want, &exp) || got.ExtendedCode != exp.ExtendedCode || errs[1].Error() != want.Error() {
+		t.Errorf("the orphan in a group: %v, want autocommit's %v", errs[1], want)
+	}
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM child").Scan(&n); err != nil || n != 2 {
+		t.Errorf("%d children (%v), want 2", n, err)
+	}
+}
+
+// A write whose context ends while it waits is not run: its caller gets
+// the context's error, and the write is not in the database.
+func TestGroupCommitContextEndsBeforeStart(t *testing.T) {
+	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
+	testMustExec(t, db, "CREATE TABLE t(v TEXT)")
+	g := gateOf(t, db)
+	hold := holdTurn(t, db)
+	ctx, cancel := context.WithCancel(context.Background())
+	res := make(chan error, 1)
+	go func() {
+		_, err := db.ExecContext(ctx, "INSERT INTO t VALUES ('cancelled')")
+		res <- err
+	}()
+	waitQueued(t, g, 1)
+	cancel()
+	select {
+	case err := <-res:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled write: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a cancelled write still waits")
+	}
+	if err := hold.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d rows (%v), want none", n, err)
+	}
+}
+
+// A connection that holds something of its own (a hook added after open, a
+// TEMP trigger, a PRAGMA it set) runs its writes itself: its hook fires and
+// its trigger runs, which they would not on the connection of a group.
+func TestGroupCommitLeavesStatefulConnections(t *testing.T) {
+	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
+	testMustExec(t, db, "CREATE TABLE t(v TEXT)")
+	ctx := context.Background()
+	hooked, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hooked.Close()
+	var fired []string
+	hooked.Raw(func(dc any) error {
+		dc.(*SQLiteConn).RegisterUpdateHook(func(op int, db, table string, id int64) { fired = append(fired, table) })
+		return nil
+	})
+	temp, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer temp.Close()
+	testMustExec(t, temp, "CREATE TEMP TABLE log(v)")
+	testMustExec(t, temp, "CREATE TEMP TRIGGER tlog AFTER INSERT ON main.t BEGIN INSERT INTO log VALUES (new.v); END")
+	pragma, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pragma.Close()
+	testMustExec(t, pragma, "PRAGMA recursive_triggers = 1")
+	pragma.Raw(func(dc any) error {
+		if !dc.(*SQLiteConn).ungrouped.Load() {
+			t.Error("a connection that set a PRAGMA still groups its writes")
+		}
+		return nil
+	})
+	errs := grouped(t, db,
+		func() error { _, err := db.Exec("INSERT INTO t VALUES ('lead')"); return err },
+		func() error { _, err := hooked.ExecContext(ctx, "INSERT INTO t VALUES ('hooked')"); return err },
+		func() error { _, err := temp.ExecContext(ctx, "INSERT INTO t VALUES ('temp')"); return err },
+	)
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("write %d: %v", i, err)
+		}
+	}
+	if len(fired) != 1 || fired[0] != "t" {
+		t.Errorf("the update hook of the connection saw %q, want its own write", fired)
+	}
+	var logged string
+	if err := temp.QueryRowContext(ctx, "SELECT group_concat(v) FROM log").Scan(&logged); err != nil || logged != "temp" {
+		t.Errorf("the TEMP trigger logged %q (%v), want its connection's write", logged, err)
+	}
+}
+
+// A lone writer never opens a group: it writes in autocommit, as without
+// the switch.
+func TestGroupCommitLoneWriter(t *testing.T) {
+	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
+	testMustExec(t, db, "CREATE TABLE t(v INT)")
+	other, err := db.Conn(context.Background()) // a second connection, idle
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	g0, _ := groupCounts()
+	for i := 0; i < 200; i++ {
+		testMustExec(t, db, "INSERT INTO t VALUES (?)", i)
+	}
+	if g1, _ := groupCounts(); g1 != g0 {
+		t.Errorf("a lone writer opened %d groups", g1-g0)
+	}
+}
+
+func TestSetsPragma(t *testing.T) {
+	for q, want := range map[string]bool{
+		"PRAGMA foreign_keys = ON":              true,
+		"pragma main.cache_size(100)":           true,
+		"PRAGMA table_info(t)":                  false,
+		"PRAGMA main.index_list('t')":           false,
+		"PRAGMA user_version":                   false,
+		"SELECT 1; PRAGMA recursive_triggers=1": true,
+		"INSERT INTO t VALUES ('x=1')":          false,
+	} {
+		if got := setsPragma(q); got != want {
+			t.Errorf("setsPragma(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
