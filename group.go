@@ -299,8 +299,8 @@ func (c *SQLiteConn) groupStep(s *SQLiteStmt, args []driver.NamedValue, savepoin
 			err = c.errorFor(rc, &watch{}, 0)
 		}
 		if savepoint && !cAutocommit(c.h) {
-			if e := c.execOne("ROLLBACK TO fastsqlite_group"); e == nil {
-				e = c.execOne("RELEASE fastsqlite_group")
+			if c.execOne("ROLLBACK TO fastsqlite_group") == nil {
+				_ = c.execOne("RELEASE fastsqlite_group")
 			}
 		}
 		return 0, 0, err

@@ -94,7 +94,7 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, deferFK: cfg.deferFK, strict: cfg.strict, word: word}
 	c.core = &connCore{h: h, word: word, id: coreIDs.Add(1)}
 	if key := cShareFileKey(h); key != 0 {
-		c.core.gate = gateFor(key) // gate.go
+		c.core.gate = gateFor(key)                                                      // gate.go
 		c.core.groupOn, c.core.groupSig = cfg.groupCommit, groupSig{d: d, dsn: cfg.dsn} // group.go
 	}
 	c.memMain = cDBFilename(h, "main") == ""
