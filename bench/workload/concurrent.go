@@ -86,6 +86,20 @@ func concurrentCases() []ConcurrentCase {
 			}
 		}
 	}
+	// Issue 30's group commit: one-row autocommit writes (inserts=0) and
+	// one-insert transactions from up to 64 writers, without readers.
+	for _, g := range []struct{ inserts, writers int }{{0, 1}, {0, 4}, {0, 16}, {0, 64}, {1, 64}} {
+		for _, mode := range []string{ModeShared, ModeSerial, ModePool} {
+			if mode != ModeShared && g.writers == 1 {
+				continue
+			}
+			cs = append(cs, ConcurrentCase{
+				Name: fmt.Sprintf("Writers/mode=%s/inserts=%d/writers=%d/readers=0", mode, g.inserts, g.writers),
+				Ref:  mode != ModeShared,
+				mode: mode, inserts: g.inserts, writers: g.writers,
+			})
+		}
+	}
 	for _, readers := range []int{4, 1} {
 		cs = append(cs, ConcurrentCase{
 			Name: fmt.Sprintf("WALGrowth/readers=%d", readers),
@@ -214,7 +228,13 @@ func ConcurrentConfig(d Driver, dir string, o ConcurrentOptions) (string, error)
 // all opened now, so that no case times a connection's opening, and never
 // replaced, so that o.Synchronous holds on every connection the case uses.
 func openPool(d Driver, path string, conns int, o ConcurrentOptions) (*sql.DB, error) {
-	db, err := sql.Open(d.SQLName, d.WALDSN(path))
+	dsn := d.WALDSN(path)
+	pragma := o.Synchronous
+	if pragma != "" && d.SyncParam != "" {
+		dsn += "&" + d.SyncParam + "=" + pragma
+		pragma = ""
+	}
+	db, err := sql.Open(d.SQLName, dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -235,8 +255,8 @@ func openPool(d Driver, path string, conns int, o ConcurrentOptions) (*sql.DB, e
 			db.Close()
 			return nil, err
 		}
-		if o.Synchronous != "" {
-			if _, err = cs[i].ExecContext(context.Background(), "PRAGMA synchronous = "+o.Synchronous); err != nil {
+		if pragma != "" {
+			if _, err = cs[i].ExecContext(context.Background(), "PRAGMA synchronous = "+pragma); err != nil {
 				db.Close()
 				return nil, err
 			}
@@ -473,7 +493,7 @@ func writers(d Driver, path string, c ConcurrentCase, o ConcurrentOptions) (metr
 	if err := db.QueryRow("SELECT count(*) FROM t").Scan(&rows); err != nil {
 		return metrics{}, err
 	}
-	if want := writersPrefill + len(all)*c.inserts; rows != want {
+	if want := writersPrefill + len(all)*max(c.inserts, 1); rows != want {
 		return metrics{}, fmt.Errorf("%d rows after %d committed transactions, want %d", rows, len(all), want)
 	}
 	m := metrics{n: len(all), wall: wall}
@@ -509,8 +529,13 @@ func fill(db *sql.DB, n int, payload []byte) error {
 }
 
 // writeTx is one writer transaction: BEGIN (IMMEDIATE, by the DSN), inserts
-// rows, COMMIT. A failure rolls back.
+// rows, COMMIT; a failure rolls back. With inserts 0 it is one row's
+// autocommit Exec.
 func writeTx(db *sql.DB, writer, i, inserts int, payload []byte) error {
+	if inserts == 0 {
+		_, err := db.Exec(sqlWritersInsert, writer, i, payload)
+		return err
+	}
 	tx, err := db.Begin()
 	if err != nil {
 		return err

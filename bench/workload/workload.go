@@ -48,6 +48,12 @@ type Driver struct {
 	// on a connection of its own with the workload's fixture (DirectFixture),
 	// the others skipped.
 	Own *Own
+	// SyncParam, when set, is the DSN parameter that sets PRAGMA synchronous
+	// on every connection (mattn's _sync): the concurrent workloads then
+	// pass ConcurrentOptions.Synchronous in the DSN rather than as a PRAGMA
+	// run after open, which a grouping driver (issue 30) takes as the
+	// connection's own setting.
+	SyncParam string
 	// WALDSN, when set, returns the DSN of the file at path in the driver's
 	// own syntax with WAL journaling, a busy timeout of BusyTimeout and
 	// BEGIN IMMEDIATE transactions (database/sql's Begin), everything else

@@ -13,8 +13,8 @@ import (
 // Every Writers case is in a group, and every group has its shared case.
 func TestWriterGroups(t *testing.T) {
 	gs := writerGroups()
-	if len(gs) != 16 {
-		t.Fatalf("%d groups, want 16 (2 sizes × 4 writer counts × with and without readers)", len(gs))
+	if len(gs) != 21 {
+		t.Fatalf("%d groups, want 21 (2 sizes × 4 writer counts × with and without readers, 4 counts of autocommit writers, 64 one-insert writers)", len(gs))
 	}
 	names := map[string]bool{}
 	for _, c := range workload.ConcurrentCases {

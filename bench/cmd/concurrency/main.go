@@ -29,7 +29,7 @@ import (
 )
 
 // allDrivers are the database/sql drivers whose programs have a WALDSN.
-var allDrivers = []string{"ours", "mattn", "modernc", "ncruces"}
+var allDrivers = []string{"ours", "grouped", "mattn", "modernc", "ncruces"}
 
 func main() {
 	rounds := flag.Int("rounds", 5, "rounds: each runs every driver once, in a rotating order")

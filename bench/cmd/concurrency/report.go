@@ -154,11 +154,14 @@ func writerGroups() []writerGroup {
 		if _, err := fmt.Sscanf(rest, "inserts=%d/writers=%d/readers=%d", &g.inserts, &g.writers, &g.readers); err != nil {
 			continue
 		}
-		what := "one-insert"
-		if g.inserts > 1 {
-			what = fmt.Sprintf("%d-insert", g.inserts)
+		what := "one-insert transactions"
+		switch {
+		case g.inserts == 0:
+			what = "one-row autocommit writes"
+		case g.inserts > 1:
+			what = fmt.Sprintf("%d-insert transactions", g.inserts)
 		}
-		g.title = fmt.Sprintf("%d writer%s × %s transactions", g.writers, plural(g.writers), what)
+		g.title = fmt.Sprintf("%d writer%s × %s", g.writers, plural(g.writers), what)
 		if g.readers > 0 {
 			g.title += fmt.Sprintf(", %d readers", g.readers)
 		}

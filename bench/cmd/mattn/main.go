@@ -12,6 +12,8 @@ func main() {
 	workload.Main(workload.Driver{
 		Label:   "mattn",
 		SQLName: "sqlite3",
+		// _sync (mattn's) sets PRAGMA synchronous at open, on every connection.
+		SyncParam: "_sync",
 		WALDSN: func(path string) string {
 			return "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate"
 		},
