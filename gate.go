@@ -124,9 +124,9 @@ func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUni
 	g.waiters = append(g.waiters, w)
 	g.mu.Unlock()
 
-	var done chan struct{}
+	var done chan struct{} // the unit's outcome: its result, or a transaction's start
 	if u != nil {
-		done = u.done
+		done = u.woke
 	}
 	start := time.Now()
 	limit := time.NewTimer(timeout)

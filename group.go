@@ -78,9 +78,29 @@ type groupUnit struct {
 	size  int           // bytes of SQL and arguments, for the group's cap
 	taken bool          // a group took it (under the gate's mu)
 	done  chan struct{} // closed when id, changes and err are final
+	woke  chan struct{} // ends the caller's wait in the queue: done, or started for a transaction
 
 	id, changes int64
 	err         error
+
+	// A transaction (tx): started is closed once the group's connection,
+	// host, has begun its savepoint (or failed to: err); ended by the
+	// transaction's Commit (committed) or Rollback, after which the group
+	// goes on.
+	tx        bool
+	started   chan struct{}
+	ended     chan struct{}
+	host      *SQLiteConn
+	committed bool
+}
+
+func newUnit(sig groupSig, ctx context.Context) *groupUnit {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	u := &groupUnit{sig: sig, ctx: ctx, done: make(chan struct{})}
+	u.woke = u.done
+	return u
 }
 
 // The caps of one group: it takes no more writes once it holds this many,
@@ -131,7 +151,8 @@ func (c *SQLiteConn) execGrouped(w *watch, s *SQLiteStmt, query string, args []d
 	if ms < 0 || !cGroupReady(k.h) {
 		return c.execAlone(w, s, args, true)
 	}
-	u := &groupUnit{sig: k.groupSig, ctx: ctx, query: query, args: args, size: len(query) + argsSize(args), done: make(chan struct{})}
+	u := newUnit(k.groupSig, ctx)
+	u.query, u.args, u.size = query, args, len(query)+argsSize(args)
 	timeout := time.Duration(ms) * time.Millisecond
 	waited, ran, err := k.gate.wait(ctx, timeout, u)
 	if ran {
@@ -189,47 +210,15 @@ func (c *SQLiteConn) runGroup(s *SQLiteStmt, own *groupUnit) (driver.Result, err
 		// queue, and the next holder of the turn tries again.
 		return nil, err
 	}
-	savepoints := cForeignKeysOn(k.h)
-	var done []*groupUnit // run and waiting for the COMMIT
-	var lost error
-	start := time.Now()
-	n, size := 0, 0
-	for u := own; u != nil; u = k.gate.takeUnit(k.groupSig) {
-		n++
-		size += u.size
-		if u != own {
-			if err := u.ctx.Err(); err != nil {
-				u.err = c.contextError(u.ctx)
-				close(u.done)
-				continue
-			}
-		}
-		var err error
-		if u == own {
-			u.id, u.changes, err = c.groupStep(s, u.args, savepoints)
-		} else {
-			u.id, u.changes, err = c.groupRun(u, savepoints)
-		}
-		if err != nil {
-			u.err = err
-			if cAutocommit(k.h) {
-				// SQLite rolled the whole transaction back.
-				lost = groupLost(err, "rolled back by another write of its group")
-				if u != own {
-					close(u.done)
-				}
-				break
-			}
-			if u != own {
-				close(u.done)
-			}
-			continue
-		}
-		done = append(done, u)
-		if n >= groupMaxUnits || size >= groupMaxBytes || time.Since(start) >= groupMaxTime {
-			break
-		}
+	g := c.newGroup()
+	g.n, g.size = 1, own.size
+	var err error
+	own.id, own.changes, err = c.groupStep(s, own.args, g.savepoints)
+	if err != nil && cAutocommit(k.h) {
+		return nil, err // SQLite rolled back all there was: own
 	}
+	own.err = err
+	lost := c.drain(g)
 	if lost == nil {
 		if err := c.execOne("COMMIT"); err != nil {
 			if !cAutocommit(k.h) {
@@ -238,20 +227,272 @@ func (c *SQLiteConn) runGroup(s *SQLiteStmt, own *groupUnit) (driver.Result, err
 			lost = groupLost(err, "its group's COMMIT failed")
 		}
 	}
-	groupStats.groups.Add(1)
-	groupStats.units.Add(int64(n))
-	for _, u := range done {
-		if lost != nil {
-			u.err = lost
-		}
-		if u != own {
-			close(u.done)
-		}
+	g.finish(lost)
+	if own.err == nil && lost != nil {
+		own.err = lost
 	}
 	if own.err != nil {
 		return nil, own.err
 	}
 	return c.newResult(own.id, own.changes), nil
+}
+
+// group is a group being run.
+type group struct {
+	savepoints bool // foreign keys are on: each write in a savepoint (groupStep)
+	start      time.Time
+	n, size    int
+	done       []*groupUnit // run, waiting for the COMMIT
+}
+
+func (c *SQLiteConn) newGroup() *group {
+	return &group{savepoints: cForeignKeysOn(c.core.h), start: time.Now()}
+}
+
+// full reports whether g has reached one of its caps.
+func (g *group) full() bool {
+	return g.n >= groupMaxUnits || g.size >= groupMaxBytes || time.Since(g.start) >= groupMaxTime
+}
+
+// drain runs the writes waiting for the turn that may join the group, in
+// the transaction the connection holds, until none is left or the group is
+// full. It returns a groupLost error once SQLite has rolled the whole
+// transaction back.
+func (c *SQLiteConn) drain(g *group) error {
+	k := c.core
+	for !g.full() {
+		u := k.gate.takeUnit(k.groupSig)
+		if u == nil {
+			return nil
+		}
+		g.n++
+		g.size += u.size
+		if err := u.ctx.Err(); err != nil {
+			u.err = c.contextError(u.ctx)
+			if u.tx {
+				close(u.started)
+			}
+			close(u.done)
+			continue
+		}
+		if u.tx {
+			if lost := c.host(g, u); lost != nil {
+				return lost
+			}
+			continue
+		}
+		var err error
+		u.id, u.changes, err = c.groupRun(u, g.savepoints)
+		if err != nil {
+			u.err = err
+			close(u.done)
+			if cAutocommit(k.h) {
+				// SQLite rolled the whole transaction back.
+				return groupLost(err, "rolled back by another write of its group")
+			}
+			continue
+		}
+		g.done = append(g.done, u)
+	}
+	return nil
+}
+
+// host runs another connection's transaction, u, in the group: it begins
+// a savepoint for it, and lends the connection to it (the exclusion let go)
+// until its Commit or Rollback, which run the transaction's statements here
+// (forwarded by hostOf).
+func (c *SQLiteConn) host(g *group, u *groupUnit) error {
+	k := c.core
+	if err := c.execOne("SAVEPOINT fastsqlite_tx"); err != nil {
+		u.err = err
+		close(u.started)
+		close(u.done)
+		if cAutocommit(k.h) {
+			return groupLost(err, "rolled back by another write of its group")
+		}
+		return nil
+	}
+	wasInTx := c.inTx
+	c.inTx, c.txLost = true, false // errorFor notes a rollback by SQLite
+	u.host = c
+	close(u.started)
+	k.mu.Unlock()
+	<-u.ended
+	k.mu.Lock()
+	lost := c.txLost || cAutocommit(k.h)
+	c.inTx, c.txLost = wasInTx, false
+	if lost {
+		err := groupLost(driverError("SQLite rolled back the transaction in one of its transactions"), "rolled back by another write of its group")
+		if u.committed {
+			u.err = err
+		}
+		close(u.done)
+		return err
+	}
+	if u.committed {
+		g.done = append(g.done, u)
+	} else {
+		close(u.done)
+	}
+	return nil
+}
+
+// finish acknowledges the group's writes run in it, each with its own
+// result, or with lost.
+func (g *group) finish(lost error) {
+	groupStats.groups.Add(1)
+	groupStats.units.Add(int64(g.n))
+	for _, u := range g.done {
+		if lost != nil {
+			u.err = lost
+		}
+		close(u.done)
+	}
+}
+
+// beginGrouped begins BeginTx's transaction (IMMEDIATE) through the file's
+// turn, with the connection held: in the group of the connection that has
+// the turn when it gets there (hosted: every statement of the transaction
+// then runs there, forwarded by hostOf), or with the turn, as its holder,
+// which runs the writes waiting behind it when the transaction commits. It
+// reports false when the transaction must begin as without the switch.
+func (c *SQLiteConn) beginGrouped(ctx context.Context) (bool, error) {
+	k := c.core
+	ms := cTurnTimeout(k.h)
+	if ms < 0 || !cGroupReady(k.h) {
+		return false, nil
+	}
+	u := newUnit(k.groupSig, ctx)
+	u.tx, u.started, u.ended = true, make(chan struct{}), make(chan struct{})
+	u.woke = u.started
+	timeout := time.Duration(ms) * time.Millisecond
+	waited, ran, err := k.gate.wait(u.ctx, timeout, u)
+	if ran {
+		if u.err != nil {
+			return true, u.err
+		}
+		c.txHost, c.txUnit = u.host, u
+		return true, nil
+	}
+	if err == errBusyTurn {
+		cSetWaitLeft(k.h, time.Nanosecond) // as takeTurn
+		k.waitLimited = true
+		return true, c.execOne(c.txlock)
+	}
+	if err != nil {
+		return true, c.contextError(u.ctx)
+	}
+	k.turn = true
+	if waited > 0 {
+		cTurnCounted(k.h, waited)
+		cSetWaitLeft(k.h, max(timeout-waited, time.Millisecond))
+	}
+	if err := c.execOne(c.txlock); err != nil {
+		return true, err
+	}
+	c.groupHome = true
+	return true, nil
+}
+
+// commitHome commits the transaction of a connection that began it with
+// the turn (beginGrouped), with the connection held: first the writes
+// waiting behind it join the transaction, unless its own writes left a
+// foreign key unresolved (its COMMIT fails, and theirs would with it).
+func (c *SQLiteConn) commitHome() error {
+	k := c.core
+	c.groupHome = false
+	g := c.newGroup()
+	g.n = 1
+	var lost error
+	if !cDeferredFKs(k.h) {
+		lost = c.drain(g)
+	}
+	var err error
+	if lost == nil {
+		if err = c.execOne("COMMIT"); err != nil {
+			if !cAutocommit(k.h) {
+				_ = c.execOne("ROLLBACK")
+			}
+			lost = groupLost(err, "its group's COMMIT failed")
+		}
+	} else {
+		err = lost
+	}
+	g.finish(lost)
+	return err
+}
+
+// commitHosted commits a transaction that runs in another connection's
+// group: its savepoint is released there, and the caller waits for the
+// group's COMMIT.
+func (c *SQLiteConn) commitHosted() error {
+	h, u := c.txHost, c.txUnit
+	c.txHost, c.txUnit = nil, nil
+	hk := h.core
+	held := hk.lock()
+	var err error
+	switch {
+	case h.txLost || cAutocommit(h.h):
+		err = driverError("cannot commit: the transaction was already rolled back (for example by an interrupted statement or an error)")
+	case cDeferredFKs(h.h):
+		// COMMIT would fail and leave it open; the savepoint goes, as a
+		// failed Commit rolls back.
+		err = Error{Code: ErrConstraint, ExtendedCode: ErrConstraintForeignKey, err: "FOREIGN KEY constraint failed", offset: -1}
+		h.rollbackHosted()
+	default:
+		if err = h.execOne("RELEASE fastsqlite_tx"); err != nil {
+			h.rollbackHosted()
+		}
+	}
+	hk.unlock(held)
+	u.committed = err == nil
+	close(u.ended)
+	if err != nil {
+		return err
+	}
+	<-u.done
+	return u.err
+}
+
+// rollbackTxHosted rolls back a transaction that runs in another
+// connection's group: its savepoint only.
+func (c *SQLiteConn) rollbackTxHosted() {
+	h, u := c.txHost, c.txUnit
+	c.txHost, c.txUnit = nil, nil
+	hk := h.core
+	held := hk.lock()
+	if !h.txLost && !cAutocommit(h.h) {
+		h.rollbackHosted()
+	}
+	hk.unlock(held)
+	close(u.ended)
+}
+
+// rollbackHosted undoes the hosted transaction's savepoint, on the host.
+// If that fails, the whole transaction goes: the group's other writes then
+// hear that they are not in the database, rather than commit with it.
+func (c *SQLiteConn) rollbackHosted() {
+	if c.execOne("ROLLBACK TO fastsqlite_tx") == nil && c.execOne("RELEASE fastsqlite_tx") == nil {
+		return
+	}
+	if !cAutocommit(c.h) {
+		_ = c.execOne("ROLLBACK")
+	}
+}
+
+// hostOf returns the connection that runs c's transaction, nil when c runs
+// its own: the statements of a hosted transaction run there, with no
+// cancellation once started (an interrupt would roll back the whole group),
+// and ctx looked at first.
+func (c *SQLiteConn) hostOf(ctx context.Context) (*SQLiteConn, error) {
+	h := c.txHost
+	if h == nil {
+		return nil, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return h, err
+	}
+	return h, nil
 }
 
 // groupRun prepares and runs another connection's write in the group.

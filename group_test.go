@@ -62,9 +62,20 @@ func waitQueued(t *testing.T, g *writeGate, n int) {
 }
 
 // grouped runs the writes fns, each on a connection of its own, queued in
-// order behind a transaction that holds the turn, so that they form one
-// group when it commits; it returns their errors.
+// order behind a transaction that holds the turn, which runs them in its
+// group when it commits; it returns their errors, and fails the test if
+// that commit fails.
 func grouped(t *testing.T, db *sql.DB, fns ...func() error) []error {
+	t.Helper()
+	errs, err := groupedBehind(t, db, fns...)
+	if err != nil {
+		t.Fatalf("the commit of the group: %v", err)
+	}
+	return errs
+}
+
+// groupedBehind is grouped, returning the commit's error.
+func groupedBehind(t *testing.T, db *sql.DB, fns ...func() error) ([]error, error) {
 	t.Helper()
 	g := gateOf(t, db)
 	hold := holdTurn(t, db)
@@ -78,11 +89,9 @@ func grouped(t *testing.T, db *sql.DB, fns ...func() error) []error {
 		}()
 		waitQueued(t, g, i+1)
 	}
-	if err := hold.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	err := hold.Commit()
 	wg.Wait()
-	return errs
+	return errs, err
 }
 
 // holdTurn begins a transaction that holds db's write turn (the turn is
@@ -201,25 +210,28 @@ func TestGroupCommitFailureIsTheWritesAlone(t *testing.T) {
 	if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != "a,b,taken" {
 		t.Errorf("rows %q (%v), want a,b,taken", vs, err)
 	}
-	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 3 {
-		t.Errorf("%d groups of %d writes, want 1 of 3", g1-g0, u1-u0)
+	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 4 {
+		t.Errorf("%d groups of %d writes, want 1 of 4 (the transaction that held the turn, and the 3 behind it)", g1-g0, u1-u0)
 	}
 }
 
 // A write whose conflict clause rolls back the whole transaction takes its
-// group with it: the writes before it in the group hear that they are not in
-// the database, with SQLite's codes; the writes after it run in a group of
-// their own.
+// group with it: the writes before it in the group (the transaction that
+// ran it included) hear that they are not in the database, with SQLite's
+// codes; the writes after it run in a group of their own.
 func TestGroupCommitRollbackFailsTheGroup(t *testing.T) {
 	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
 	testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT UNIQUE)")
 	testMustExec(t, db, "INSERT INTO t(v) VALUES ('taken')")
-	errs := grouped(t, db,
+	errs, holdErr := groupedBehind(t, db,
 		func() error { _, err := db.Exec("INSERT INTO t(v) VALUES ('a')"); return err },
 		func() error { _, err := db.Exec("INSERT OR ROLLBACK INTO t(v) VALUES ('taken')"); return err },
 		func() error { _, err := db.Exec("INSERT INTO t(v) VALUES ('b')"); return err },
 	)
 	var e Error
+	if !errors.As(holdErr, &e) || !strings.Contains(holdErr.Error(), "not in the database") {
+		t.Errorf("the transaction that ran the group: %v, want an error that says it is not in the database", holdErr)
+	}
 	if !errors.As(errs[0], &e) || e.Code != ErrConstraint || !strings.Contains(errs[0].Error(), "not in the database") {
 		t.Errorf("the write before the rollback: %v, want a constraint error that says it is not in the database", errs[0])
 	}
@@ -391,4 +403,186 @@ func TestSetsPragma(t *testing.T) {
 			t.Errorf("setsPragma(%q) = %v, want %v", q, got, want)
 		}
 	}
+}
+
+// Transactions begun with _txlock=immediate join groups too: a transaction
+// that finds the turn taken runs in the group of the connection that holds
+// it, after the writes before it, which it sees; other connections see
+// none of the group until its COMMIT; its Rollback undoes only itself; its
+// Commit returns once the group has committed.
+func TestGroupCommitHostedTransactions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.db")
+	db := openGrouped(t, path, "")
+	testMustExec(t, db, "CREATE TABLE t(v TEXT)")
+	readers, err := sql.Open("sqlite3", path+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer readers.Close()
+	seen := func(db interface {
+		QueryRow(string, ...any) *sql.Row
+	}) string {
+		var vs sql.NullString
+		if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil {
+			t.Error(err)
+		}
+		return vs.String
+	}
+	ins, err := db.Prepare("INSERT INTO t VALUES (?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ins.Close()
+	var inTx, outside string
+	errs := grouped(t, db,
+		func() error { _, err := db.Exec("INSERT INTO t VALUES ('a')"); return err },
+		func() error {
+			tx, err := db.Begin()
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Stmt(ins).Exec("b"); err != nil {
+				tx.Rollback()
+				return err
+			}
+			var vs string
+			if err := tx.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil {
+				tx.Rollback()
+				return err
+			}
+			inTx, outside = vs, seen(readers)
+			return tx.Commit()
+		},
+		func() error {
+			tx, err := db.Begin()
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec("INSERT INTO t VALUES ('rolled back')"); err != nil {
+				tx.Rollback()
+				return err
+			}
+			return tx.Rollback()
+		},
+		func() error { _, err := db.Exec("INSERT INTO t VALUES ('c')"); return err },
+	)
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("unit %d: %v", i, err)
+		}
+	}
+	if inTx != "a,b" {
+		t.Errorf("the hosted transaction saw %q, want a,b (the write before it and its own)", inTx)
+	}
+	if outside != "" {
+		t.Errorf("another connection saw %q while the group ran, want nothing before its COMMIT", outside)
+	}
+	if got := seen(readers); got != "a,b,c" {
+		t.Errorf("after the group: %q, want a,b,c", got)
+	}
+}
+
+// A hosted transaction that leaves a deferred foreign key unresolved fails
+// its Commit with SQLite's error, and only its writes go.
+func TestGroupCommitHostedDeferredForeignKey(t *testing.T) {
+	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "&_fk=1")
+	testMustExec(t, db, "CREATE TABLE parent(id INTEGER PRIMARY KEY)")
+	testMustExec(t, db, "CREATE TABLE child(id INTEGER PRIMARY KEY, pid INT REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)")
+	testMustExec(t, db, "INSERT INTO parent VALUES (1)")
+	errs := grouped(t, db,
+		func() error { _, err := db.Exec("INSERT INTO child(pid) VALUES (1)"); return err },
+		func() error {
+			tx, err := db.Begin()
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec("INSERT INTO child(pid) VALUES (1)"); err != nil {
+				return err
+			}
+			if _, err := tx.Exec("INSERT INTO child(pid) VALUES (99)"); err != nil {
+				return err
+			}
+			return tx.Commit()
+		},
+		func() error { _, err := db.Exec("INSERT INTO child(pid) VALUES (1)"); return err },
+	)
+	var e Error
+	if errs[0] != nil || errs[2] != nil || !errors.As(errs[1], &e) || e.ExtendedCode != ErrConstraintForeignKey {
+		t.Errorf("errors %v, want only the transaction's Commit to fail with a foreign key error", errs)
+	}
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM child").Scan(&n); err != nil || n != 2 {
+		t.Errorf("%d children (%v), want 2", n, err)
+	}
+}
+
+// Many goroutines running short transactions (GORM's shape) and autocommit
+// writes: each committed transaction's rows are there, each rolled back
+// one's are not, and transactions did share commits.
+func TestGroupCommitTransactionsUnderLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.db")
+	db := openGrouped(t, path, "&_fk=1")
+	testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, who TEXT, n INT, kept INT)")
+	g0, u0 := groupCounts()
+	const writers, each = 16, 40
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			who := fmt.Sprint("w", w)
+			for n := 0; n < each; n++ {
+				keep := n%5 != 0
+				tx, err := db.Begin()
+				if err != nil {
+					errs <- err
+					return
+				}
+				var before int
+				if err := tx.QueryRow("SELECT count(*) FROM t WHERE who = ?", who).Scan(&before); err != nil {
+					tx.Rollback()
+					errs <- err
+					return
+				}
+				if _, err := tx.Exec("INSERT INTO t(who, n, kept) VALUES (?, ?, ?)", who, n, keep); err != nil {
+					tx.Rollback()
+					errs <- err
+					return
+				}
+				var after int
+				if err := tx.QueryRow("SELECT count(*) FROM t WHERE who = ?", who).Scan(&after); err != nil || after != before+1 {
+					tx.Rollback()
+					errs <- fmt.Errorf("%s %d: %d rows of its own after its insert, %d before (%v)", who, n, after, before, err)
+					return
+				}
+				if keep {
+					err = tx.Commit()
+				} else {
+					err = tx.Rollback()
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var kept, lost int
+	if err := db.QueryRow("SELECT count(*), count(*) FILTER (WHERE NOT kept) FROM t").Scan(&kept, &lost); err != nil {
+		t.Fatal(err)
+	}
+	if want := writers * each * 4 / 5; kept != want || lost != 0 {
+		t.Errorf("%d rows, %d of them rolled back, want %d and 0", kept, lost, want)
+	}
+	g1, u1 := groupCounts()
+	if u1-u0 <= g1-g0 {
+		t.Errorf("%d groups of %d transactions: none shared a commit", g1-g0, u1-u0)
+	}
+	t.Logf("%d transactions in %d groups", u1-u0, g1-g0)
 }

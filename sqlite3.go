@@ -186,6 +186,12 @@ type SQLiteConn struct {
 	// out of group commit (group.go).
 	opened    bool
 	ungrouped atomic.Bool
+	// groupHome: the BeginTx transaction holds the turn and runs, at its
+	// Commit, the writes waiting behind it; txHost and txUnit: it runs in
+	// txHost's group instead (group.go).
+	groupHome bool
+	txHost    *SQLiteConn
+	txUnit    *groupUnit
 
 	// hooks holds the callbacks, open blobs and backups of hooks.go, trace.go,
 	// blob.go and backup.go; nil until one is used.
@@ -213,6 +219,10 @@ var (
 // it (sqlite3_close_v2). Closing twice is harmless.
 func (c *SQLiteConn) Close() error {
 	k := c.core
+	if c.txHost != nil {
+		c.rollbackTxHosted() // group.go: the group goes on without it
+		c.endTx()
+	}
 	var held bool
 	for {
 		// A backup locks both its connections, in lockBoth's order: it
@@ -263,6 +273,9 @@ func (c *SQLiteConn) IsValid() bool { return !c.closed.Load() }
 // AutoCommit reports whether the connection is outside any transaction
 // (sqlite3_get_autocommit).
 func (c *SQLiteConn) AutoCommit() bool {
+	if c.txHost != nil {
+		return false // its transaction runs in another connection's group
+	}
 	defer c.core.unlock(c.core.lock())
 	return !c.closed.Load() && cAutocommit(c.h)
 }
@@ -500,6 +513,17 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	if opts.ReadOnly {
 		begin = "BEGIN" // a reader takes no write lock, whatever _txlock says
 	}
+	if !opts.ReadOnly && begin == "BEGIN IMMEDIATE" && !c.deferFK && c.grouping() {
+		handled, err := c.beginGrouped(ctx) // group.go
+		if err != nil {
+			return nil, err
+		}
+		if handled {
+			c.inTx, c.txLost = true, false
+			c.txSeq++
+			return &SQLiteTx{c: c}, nil
+		}
+	}
 	if _, err := c.execContext(ctx, begin, nil); err != nil {
 		c.endReadOnly()
 		return nil, err
@@ -574,13 +598,21 @@ type SQLiteTx struct {
 // database/sql considers the transaction over either way.
 func (tx *SQLiteTx) Commit() error {
 	c := tx.c
+	if c.txHost != nil {
+		defer c.endTx()
+		return c.commitHosted() // group.go
+	}
 	defer c.core.unlock(c.core.lock())
 	defer c.endTx()
 	if c.closed.Load() {
 		return driver.ErrBadConn
 	}
 	if cAutocommit(c.h) {
+		c.groupHome = false
 		return driverError("cannot commit: the transaction was already rolled back (for example by an interrupted statement or an error)")
+	}
+	if c.groupHome {
+		return c.commitHome() // group.go
 	}
 	if err := c.execOne("COMMIT"); err != nil {
 		if !cAutocommit(c.h) {
@@ -595,8 +627,14 @@ func (tx *SQLiteTx) Commit() error {
 // already ended (after an interrupt or certain errors) is not an error.
 func (tx *SQLiteTx) Rollback() error {
 	c := tx.c
+	if c.txHost != nil {
+		c.rollbackTxHosted() // group.go
+		c.endTx()
+		return nil
+	}
 	defer c.core.unlock(c.core.lock())
 	defer c.endTx()
+	c.groupHome = false
 	if c.closed.Load() {
 		return driver.ErrBadConn
 	}

@@ -94,6 +94,12 @@ func (c *SQLiteConn) Prepare(query string) (driver.Stmt, error) {
 // exactly one statement. SQL with no statement at all is an error (mattn's
 // statement crashes when run).
 func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	if h, err := c.hostOf(ctx); h != nil { // group.go
+		if err != nil {
+			return nil, err
+		}
+		return h.PrepareContext(context.Background(), query)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -199,6 +205,16 @@ func (s *SQLiteStmt) Query(args []driver.Value) (driver.Rows, error) {
 
 // ExecContext binds args and runs the statement to completion in one cgo call.
 func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	if h, err := s.c.hostOf(ctx); h != nil { // group.go: prepared before its transaction
+		if err != nil {
+			return nil, err
+		}
+		query, err := s.text()
+		if err != nil {
+			return nil, err
+		}
+		return h.ExecContext(context.Background(), query, args)
+	}
 	defer s.c.core.unlock(s.c.core.lock())
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -224,6 +240,16 @@ func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) 
 
 // QueryContext binds args and steps the first row in one cgo call.
 func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	if h, err := s.c.hostOf(ctx); h != nil { // group.go: prepared before its transaction
+		if err != nil {
+			return nil, err
+		}
+		query, err := s.text()
+		if err != nil {
+			return nil, err
+		}
+		return h.QueryContext(context.Background(), query, args)
+	}
 	defer s.c.core.unlock(s.c.core.lock())
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -238,6 +264,18 @@ func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue)
 		return nil, err
 	}
 	return s.query(w)
+}
+
+// text returns the statement's SQL.
+func (s *SQLiteStmt) text() (string, error) {
+	if s.cacheKey != "" {
+		return s.cacheKey, nil
+	}
+	defer s.c.core.unlock(s.c.core.lock())
+	if s.closed || s.c.closed.Load() {
+		return "", driverError("statement is closed")
+	}
+	return cStmtSQL(s.h), nil
 }
 
 func (s *SQLiteStmt) usable() error {
@@ -343,6 +381,12 @@ func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 // is walked by byte offset in one C buffer: time and memory stay linear in
 // its length.
 func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if h, err := c.hostOf(ctx); h != nil { // group.go
+		if err != nil {
+			return nil, err
+		}
+		return h.ExecContext(context.Background(), query, args)
+	}
 	defer c.core.unlock(c.core.lock())
 	return c.execContext(ctx, query, args)
 }
@@ -427,6 +471,12 @@ func (c *SQLiteConn) Exec(query string, args []driver.Value) (driver.Result, err
 // does, and returns the rows of the last one. SQL with no statement gives no
 // rows and no columns (with _strict, an error).
 func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if h, err := c.hostOf(ctx); h != nil { // group.go
+		if err != nil {
+			return nil, err
+		}
+		return h.QueryContext(context.Background(), query, args)
+	}
 	defer c.core.unlock(c.core.lock())
 	if err := c.usable(); err != nil {
 		return nil, err
