@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -58,6 +59,87 @@ func BenchmarkFileWrite(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// BenchmarkGroupCommit is writers goroutines writing one WAL file through
+// one pool, without and with _group_commit=1 (group.go): Exec is an
+// autocommit INSERT, Tx a BEGIN IMMEDIATE, INSERT, COMMIT. ns/op is per
+// write, all writers together: with one writer it is the lone writer's cost
+// of the switch.
+func BenchmarkGroupCommit(b *testing.B) {
+	for _, writers := range []int{1, 16} {
+		for _, kind := range []string{"Exec", "Tx"} {
+			for _, group := range []int{0, 1} {
+				b.Run(fmt.Sprintf("%s/writers=%d/group=%d", kind, writers, group), func(b *testing.B) {
+					dsn := filepath.Join(b.TempDir(), "w.db") + "?_journal_mode=WAL&_txlock=immediate&_busy_timeout=10000"
+					if group == 1 {
+						dsn += "&_group_commit=1"
+					}
+					db, err := sql.Open("sqlite3", dsn)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer db.Close()
+					conns := max(writers, 2) // two: the turn is taken, as in a server's pool
+					db.SetMaxOpenConns(conns)
+					db.SetMaxIdleConns(conns)
+					held := make([]*sql.Conn, conns)
+					for i := range held {
+						if held[i], err = db.Conn(context.Background()); err != nil {
+							b.Fatal(err)
+						}
+					}
+					for _, c := range held {
+						c.Close()
+					}
+					if _, err := db.Exec("CREATE TABLE t(x INTEGER)"); err != nil {
+						b.Fatal(err)
+					}
+					write := func(i int) error {
+						if kind == "Exec" {
+							_, err := db.Exec("INSERT INTO t VALUES (?)", i)
+							return err
+						}
+						tx, err := db.Begin()
+						if err != nil {
+							return err
+						}
+						if _, err := tx.Exec("INSERT INTO t VALUES (?)", i); err != nil {
+							tx.Rollback()
+							return err
+						}
+						return tx.Commit()
+					}
+					b.ReportAllocs()
+					g0, u0 := groupCounts()
+					defer func() {
+						if g1, u1 := groupCounts(); g1 > g0 {
+							b.ReportMetric(float64(u1-u0)/float64(g1-g0), "writes/group")
+							b.ReportMetric(float64(u1-u0)/float64(b.N), "grouped/op")
+						}
+					}()
+					b.ResetTimer()
+					if writers == 1 {
+						for i := 0; b.Loop(); i++ {
+							if err := write(i); err != nil {
+								b.Fatal(err)
+							}
+						}
+						return
+					}
+					b.SetParallelism((writers + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+					b.RunParallel(func(pb *testing.PB) {
+						for i := 0; pb.Next(); i++ {
+							if err := write(i); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					})
+				})
+			}
 		}
 	}
 }

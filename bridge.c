@@ -438,6 +438,10 @@ int bridge_deferred_fks(bridge_conn *c) {
 ** something else on the group's connection). Under the connection's
 ** exclusion, so the schema cannot change meanwhile. Against another SQLite
 ** nothing is visible, and nothing is grouped. */
+int bridge_group_turn(bridge_conn *c) {
+  return bridge_group_ready(c) ? bridge_turn_timeout(c) : -1;
+}
+
 int bridge_group_ready(bridge_conn *c) {
   sqlite3 *db = c->db;
   if (!sqlite3_get_autocommit(db)) return 0;

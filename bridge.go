@@ -315,8 +315,9 @@ func stmtGroupable(s stmtHandle) bool { return s.writes_main == C.BRIDGE_WRITES_
 // cStmtSQL returns the statement's SQL (sqlite3_sql).
 func cStmtSQL(s stmtHandle) string { return C.GoString(C.sqlite3_sql(s.stmt)) }
 
-// cGroupReady calls bridge_group_ready.
-func cGroupReady(h connHandle) bool { return C.bridge_group_ready(h) != 0 }
+// cGroupTurn calls bridge_group_turn: the busy timeout in ms of a
+// connection that may hand its write to a group, else -1.
+func cGroupTurn(h connHandle) int { return int(C.bridge_group_turn(h)) }
 
 // cForeignKeysOn calls bridge_foreign_keys.
 func cForeignKeysOn(h connHandle) bool { return C.bridge_foreign_keys(h) != 0 }

@@ -394,6 +394,9 @@ int bridge_turn_timeout(bridge_conn *c);
 ** transaction, nothing ATTACHed, nothing in TEMP. */
 int bridge_group_ready(bridge_conn *c);
 
+/* bridge_turn_timeout of c when bridge_group_ready, else -1: one call. */
+int bridge_group_turn(bridge_conn *c);
+
 /* Whether foreign keys are on; whether one is unresolved (a deferred
 ** constraint) in the open transaction. */
 int bridge_foreign_keys(bridge_conn *c);

@@ -5,6 +5,7 @@ package sqlite3
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,6 +60,8 @@ type writeGate struct {
 	mu      sync.Mutex
 	held    bool
 	waiters []*gateWaiter // in arrival order; nil entries left the queue
+
+	contended atomic.Int64 // when a groupable write last had to queue (UnixNano; group.go)
 }
 
 // gateWaiter is one goroutine waiting for the turn: ch is closed when the
@@ -123,6 +126,9 @@ func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUni
 	w := &gateWaiter{ch: make(chan struct{}), unit: u}
 	g.waiters = append(g.waiters, w)
 	g.mu.Unlock()
+	if u != nil {
+		g.contended.Store(time.Now().UnixNano())
+	}
 
 	var done chan struct{} // the unit's outcome: its result, or a transaction's start
 	if u != nil {
@@ -169,6 +175,17 @@ func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUni
 	return 0, false, err
 }
 
+// tryTake takes g's turn if it is free and nobody waits for it.
+func (g *writeGate) tryTake() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held || len(g.waiters) != 0 {
+		return false
+	}
+	g.held = true
+	return true
+}
+
 // release gives the turn to the first waiter, if any.
 func (g *writeGate) release() {
 	g.mu.Lock()
@@ -206,6 +223,37 @@ func (g *writeGate) unitNext(sig groupSig) bool {
 	w := g.head()
 	return w != nil && w.unit != nil && w.unit.sig == sig
 }
+
+// gather reports whether a write that may join a group of sig's waits for
+// the turn, first letting the writers that are on their way queue, if
+// writes had to queue lately (zero cost for a lone writer). Without it,
+// the writers a group acknowledged come back one by one, and the first
+// one back, finding nobody queued, would commit alone while the others
+// queue behind it: half the commits would hold one write. A yield lets
+// them run up to the queue; bounded by gatherFor.
+func (g *writeGate) gather(sig groupSig) bool {
+	if g.unitNext(sig) {
+		return true
+	}
+	now := time.Now()
+	if now.UnixNano()-g.contended.Load() > int64(gatherAfter) {
+		return false
+	}
+	for i := 0; i < 4 && time.Since(now) < gatherFor; i++ {
+		runtime.Gosched()
+		if g.unitNext(sig) {
+			return true
+		}
+	}
+	return false
+}
+
+// A write gathers others only within gatherAfter of the last write that
+// had to queue, and at most for gatherFor.
+const (
+	gatherAfter = 2 * time.Millisecond
+	gatherFor   = 100 * time.Microsecond
+)
 
 // takeUnit takes the first waiter out of the queue if it is a write that
 // may join a group of sig's, and returns its unit; nil otherwise. Only the

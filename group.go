@@ -143,18 +143,24 @@ func (c *SQLiteConn) noteQuery(query string) {
 // caller's, to release.
 func (c *SQLiteConn) execGrouped(w *watch, s *SQLiteStmt, query string, args []driver.NamedValue) (driver.Result, error) {
 	k := c.core
-	ctx := w.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ms := cTurnTimeout(k.h)
-	if ms < 0 || !cGroupReady(k.h) {
+	ms := cGroupTurn(k.h)
+	if ms < 0 {
 		return c.execAlone(w, s, args, true)
 	}
-	u := newUnit(k.groupSig, ctx)
-	u.query, u.args, u.size = query, args, len(query)+argsSize(args)
+	size := len(query) + argsSize(args)
+	if k.gate.tryTake() {
+		// The turn was free: no unit to queue (a lone writer allocates
+		// nothing more than without the switch).
+		k.turn = true
+		if !k.gate.gather(k.groupSig) {
+			return c.execAlone(w, s, args, false)
+		}
+		return c.runGroup(s, args, size)
+	}
+	u := newUnit(k.groupSig, w.ctx)
+	u.query, u.args, u.size = query, args, size
 	timeout := time.Duration(ms) * time.Millisecond
-	waited, ran, err := k.gate.wait(ctx, timeout, u)
+	waited, ran, err := k.gate.wait(u.ctx, timeout, u)
 	if ran {
 		if u.err != nil {
 			return nil, u.err
@@ -169,17 +175,17 @@ func (c *SQLiteConn) execGrouped(w *watch, s *SQLiteStmt, query string, args []d
 		return c.execAlone(w, s, args, false)
 	}
 	if err != nil {
-		return nil, c.contextError(ctx)
+		return nil, c.contextError(u.ctx)
 	}
 	k.turn = true
 	if waited > 0 {
 		cTurnCounted(k.h, waited)
 		cSetWaitLeft(k.h, max(timeout-waited, time.Millisecond))
 	}
-	if !k.gate.unitNext(k.groupSig) {
+	if !k.gate.gather(k.groupSig) {
 		return c.execAlone(w, s, args, false)
 	}
-	return c.runGroup(s, u)
+	return c.runGroup(s, args, size)
 }
 
 // execAlone binds args to s and runs it on its own, taking the turn first
@@ -200,10 +206,11 @@ func (c *SQLiteConn) execAlone(w *watch, s *SQLiteStmt, args []driver.NamedValue
 	return c.newResult(stmtLastInsertID(s.h), stmtChanges(s.h)), nil
 }
 
-// runGroup runs a group with the turn held: own (s, whose unit is own)
-// first, then the writes waiting behind it, and commits them. It returns
-// own's result; every other write's goes to its caller through its unit.
-func (c *SQLiteConn) runGroup(s *SQLiteStmt, own *groupUnit) (driver.Result, error) {
+// runGroup runs a group with the turn held: its own write first (s with
+// args), then the writes waiting behind it, and commits them. It returns
+// its own write's result; every other write's goes to its caller through
+// its unit.
+func (c *SQLiteConn) runGroup(s *SQLiteStmt, args []driver.NamedValue, size int) (driver.Result, error) {
 	k := c.core
 	if err := c.execOne("BEGIN IMMEDIATE"); err != nil {
 		// The lock is another process's: the waiting writes stay in the
@@ -211,11 +218,12 @@ func (c *SQLiteConn) runGroup(s *SQLiteStmt, own *groupUnit) (driver.Result, err
 		return nil, err
 	}
 	g := c.newGroup()
-	g.n, g.size = 1, own.size
+	g.n, g.size = 1, size
+	var own groupUnit
 	var err error
-	own.id, own.changes, err = c.groupStep(s, own.args, g.savepoints)
+	own.id, own.changes, err = c.groupStep(s, args, g.savepoints)
 	if err != nil && cAutocommit(k.h) {
-		return nil, err // SQLite rolled back all there was: own
+		return nil, err // SQLite rolled back all there was: its own write
 	}
 	own.err = err
 	lost := c.drain(g)
@@ -340,8 +348,10 @@ func (c *SQLiteConn) host(g *group, u *groupUnit) error {
 // finish acknowledges the group's writes run in it, each with its own
 // result, or with lost.
 func (g *group) finish(lost error) {
-	groupStats.groups.Add(1)
-	groupStats.units.Add(int64(g.n))
+	if g.n > 1 {
+		groupStats.groups.Add(1)
+		groupStats.units.Add(int64(g.n))
+	}
 	for _, u := range g.done {
 		if lost != nil {
 			u.err = lost
@@ -358,9 +368,17 @@ func (g *group) finish(lost error) {
 // reports false when the transaction must begin as without the switch.
 func (c *SQLiteConn) beginGrouped(ctx context.Context) (bool, error) {
 	k := c.core
-	ms := cTurnTimeout(k.h)
-	if ms < 0 || !cGroupReady(k.h) {
+	ms := cGroupTurn(k.h)
+	if ms < 0 {
 		return false, nil
+	}
+	if k.gate.tryTake() {
+		k.turn = true
+		if err := c.execOne(c.txlock); err != nil {
+			return true, err
+		}
+		c.groupHome = true
+		return true, nil
 	}
 	u := newUnit(k.groupSig, ctx)
 	u.tx, u.started, u.ended = true, make(chan struct{}), make(chan struct{})
@@ -404,7 +422,7 @@ func (c *SQLiteConn) commitHome() error {
 	g := c.newGroup()
 	g.n = 1
 	var lost error
-	if !cDeferredFKs(k.h) {
+	if !cDeferredFKs(k.h) && k.gate.gather(k.groupSig) {
 		lost = c.drain(g)
 	}
 	var err error
