@@ -40,18 +40,35 @@ const crashChildEnv = "FASTSQLITE_CRASH_CHILD"
 
 // Each writer of the child numbers its transactions base + writer*crashIDSpan + i.
 const (
-	crashWriters = 2
-	crashIDSpan  = 1_000_000
-	crashRowsTx  = 3 // rows per transaction, all with the transaction's id
+	crashMaxWriters = 8
+	crashIDSpan     = 1_000_000
+	crashRowsTx     = 3 // rows per transaction, all with the transaction's id
 )
 
-// crashModes are the two ways to make commits durable that the test covers.
+// crashModes are the ways to make commits durable that the test covers,
+// each also with group commit (group.go): more writers, so that groups form,
+// half of them writing one autocommit statement (its trigger writes the
+// transaction's rows) instead of a transaction.
 var crashModes = []struct {
-	name string
-	dsn  string // parameters added to the file name
+	name    string
+	dsn     string // parameters added to the file name
+	writers int
 }{
-	{"WAL", "_journal_mode=WAL&_txlock=immediate&_busy_timeout=10000"},
-	{"rollback-FULL", "_journal_mode=DELETE&_sync=FULL&_txlock=immediate&_busy_timeout=10000"},
+	{"WAL", "_journal_mode=WAL&_txlock=immediate&_busy_timeout=10000", 2},
+	{"rollback-FULL", "_journal_mode=DELETE&_sync=FULL&_txlock=immediate&_busy_timeout=10000", 2},
+	{"WAL-grouped", "_journal_mode=WAL&_txlock=immediate&_busy_timeout=10000&_group_commit=1", crashMaxWriters},
+	{"WAL-FULL-grouped", "_journal_mode=WAL&_sync=FULL&_txlock=immediate&_busy_timeout=10000&_group_commit=1", crashMaxWriters},
+	{"rollback-FULL-grouped", "_journal_mode=DELETE&_sync=FULL&_txlock=immediate&_busy_timeout=10000&_group_commit=1", crashMaxWriters},
+}
+
+// crashWriters is how many writers mode's child runs.
+func crashWriters(mode string) int {
+	for _, m := range crashModes {
+		if m.name == mode {
+			return m.writers
+		}
+	}
+	return 0
 }
 
 // TestCrashChild is the child process of TestCrashRecovery; run on its own it
@@ -74,9 +91,18 @@ func TestCrashChild(t *testing.T) {
 	if err != nil {
 		crashChildFail("open: %v", err)
 	}
-	db.SetMaxOpenConns(crashWriters + 1)
+	writers := crashWriters(mode)
+	grouped := strings.Contains(dsn, "_group_commit=1")
+	db.SetMaxOpenConns(writers + 1)
+	db.SetMaxIdleConns(writers + 1)
 	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS t(id INTEGER NOT NULL, k INTEGER NOT NULL, payload BLOB, PRIMARY KEY(id, k));
-		CREATE TABLE IF NOT EXISTS tally(id INTEGER PRIMARY KEY, n INTEGER NOT NULL)`); err != nil {
+		CREATE TABLE IF NOT EXISTS tally(id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+		CREATE TABLE IF NOT EXISTS auto(id INTEGER PRIMARY KEY);
+		CREATE TRIGGER IF NOT EXISTS auto_tx AFTER INSERT ON auto BEGIN
+			INSERT INTO t(id, k, payload) VALUES (new.id, 0, randomblob(abs(random()) % 12000)),
+				(new.id, 1, randomblob(abs(random()) % 12000)), (new.id, 2, randomblob(abs(random()) % 12000));
+			INSERT INTO tally(id, n) VALUES (new.id, 3);
+		END`); err != nil {
 		crashChildFail("schema: %v", err)
 	}
 	// One write(2) per line, so that a line is either whole or missing.
@@ -89,15 +115,24 @@ func TestCrashChild(t *testing.T) {
 		}
 	}
 	report("READY")
-	for w := 0; w < crashWriters; w++ {
+	for w := 0; w < writers; w++ {
 		go func(w int) {
 			rng := rand.New(rand.NewSource(time.Now().UnixNano() + int64(w)))
 			for i := int64(0); ; i++ {
 				id := base + int64(w)*crashIDSpan + i
-				if err := crashChildTx(db, rng, id); err != nil {
+				var err error
+				if grouped && w%2 == 1 {
+					_, err = db.Exec("INSERT INTO auto(id) VALUES (?)", id) // one statement: its trigger writes the rows
+				} else {
+					err = crashChildTx(db, rng, id)
+				}
+				if err != nil {
 					crashChildFail("writer %d, transaction %d: %v", w, id, err)
 				}
 				report("COMMIT " + strconv.FormatInt(id, 10))
+				if grouped {
+					report("GROUPED " + strconv.FormatInt(groupStats.units.Load(), 10))
+				}
 				if mode == "WAL" && w == 0 && i%25 == 24 {
 					// Checkpoints too can be interrupted by the kill.
 					if _, err := db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
@@ -167,10 +202,11 @@ func TestCrashRecovery(t *testing.T) {
 			dsn := path + "?" + mode.dsn
 			rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 			reported := map[int64]bool{} // every id a child reported committed, all cycles
-			var totalCommits, earlyKills, unreported int
+			var totalCommits, earlyKills, unreported, groupedWrites int
 			for cycle := 0; cycle < cycles; cycle++ {
-				base := int64(cycle+1) * crashWriters * crashIDSpan
-				ids, early := crashRunChild(t, rng, mode.name, dsn, base)
+				base := int64(cycle+1) * crashMaxWriters * crashIDSpan
+				ids, grouped, early := crashRunChild(t, rng, mode.name, dsn, base)
+				groupedWrites += grouped
 				if early {
 					earlyKills++
 				}
@@ -178,13 +214,16 @@ func TestCrashRecovery(t *testing.T) {
 					reported[id] = true
 				}
 				totalCommits += len(ids)
-				unreported += crashVerify(t, path, cycle, base, reported)
+				unreported += crashVerify(t, path, cycle, base, mode.writers, reported)
 				if t.Failed() {
 					return
 				}
 			}
-			t.Logf("%s: %d kill cycles (%d before the child was ready), %d commits reported and verified, %d committed but killed before reporting",
-				mode.name, cycles, earlyKills, totalCommits, unreported)
+			t.Logf("%s: %d kill cycles (%d before the child was ready), %d commits reported and verified, %d committed but killed before reporting, %d writes committed in groups",
+				mode.name, cycles, earlyKills, totalCommits, unreported, groupedWrites)
+			if strings.Contains(mode.dsn, "_group_commit=1") && totalCommits > 100 && groupedWrites == 0 {
+				t.Errorf("%s: no write shared a commit", mode.name)
+			}
 		})
 	}
 }
@@ -193,7 +232,7 @@ func TestCrashRecovery(t *testing.T) {
 // returns the ids it reported committed. Most kills come a few ms to 100 ms
 // after the child is ready; one cycle in five kills it during start-up, while
 // it opens (and so recovers) the database.
-func crashRunChild(t *testing.T, rng *rand.Rand, mode, dsn string, base int64) (ids []int64, early bool) {
+func crashRunChild(t *testing.T, rng *rand.Rand, mode, dsn string, base int64) (ids []int64, grouped int, early bool) {
 	t.Helper()
 	cmd, stdout, stderr := crashStartChild(t, crashChildEnv+"="+mode+"|"+dsn+"|"+strconv.FormatInt(base, 10))
 	lines := make(chan string, 1024)
@@ -215,6 +254,9 @@ func crashRunChild(t *testing.T, rng *rand.Rand, mode, dsn string, base int64) (
 		switch {
 		case line == "READY":
 			ready = true
+		case strings.HasPrefix(line, "GROUPED "):
+			n, _ := strconv.Atoi(strings.TrimPrefix(line, "GROUPED "))
+			grouped = max(grouped, n)
 		case strings.HasPrefix(line, "COMMIT "):
 			id, err := strconv.ParseInt(strings.TrimPrefix(line, "COMMIT "), 10, 64)
 			if err != nil {
@@ -253,7 +295,7 @@ wait:
 	if !ready && !early {
 		t.Fatalf("child never became ready:\n%s", stderr.String())
 	}
-	return ids, early
+	return ids, grouped, early
 }
 
 // crashStartChild starts a child with env added to its environment, trying
@@ -299,7 +341,7 @@ func crashKilled(state *os.ProcessState, endedByItself bool) bool {
 // committed transactions form an unbroken run (a commit never disappears once
 // a later one is visible). It returns how many transactions of this cycle were
 // committed but not reported (at most one per writer: the one in flight).
-func crashVerify(t *testing.T, path string, cycle int, base int64, reported map[int64]bool) int {
+func crashVerify(t *testing.T, path string, cycle int, base int64, writers int, reported map[int64]bool) int {
 	t.Helper()
 	db, err := sql.Open("sqlite3", path)
 	if err != nil {
@@ -386,7 +428,7 @@ func crashVerify(t *testing.T, path string, cycle int, base int64, reported map[
 		t.Fatalf("cycle %d: %d transactions reported committed are missing after SIGKILL, e.g. %v", cycle, len(lost), lost[:min(len(lost), 10)])
 	}
 	unreported := 0
-	for w := int64(0); w < crashWriters; w++ {
+	for w := int64(0); w < int64(writers); w++ {
 		first := base + w*crashIDSpan
 		n := int64(0)
 		for present[first+n] {
