@@ -321,16 +321,19 @@ func (c *SQLiteConn) host(g *group, u *groupUnit) error {
 		return nil
 	}
 	wasInTx := c.inTx
-	c.inTx, c.txLost = true, false // errorFor notes a rollback by SQLite
+	c.inTx, c.txLost, c.txLostBy = true, false, nil // errorFor notes a rollback by SQLite, and why
 	u.host = c
 	close(u.started)
 	k.mu.Unlock()
 	<-u.ended
 	k.mu.Lock()
-	lost := c.txLost || cAutocommit(k.h)
-	c.inTx, c.txLost = wasInTx, false
+	lost, by := c.txLost || cAutocommit(k.h), c.txLostBy
+	c.inTx, c.txLost, c.txLostBy = wasInTx, false, nil
 	if lost {
-		err := groupLost(driverError("SQLite rolled back the transaction in one of its transactions"), "rolled back by another write of its group")
+		if by == nil {
+			by = driverError("SQLite rolled back the transaction in one of its transactions")
+		}
+		err := groupLost(by, "rolled back by another write of its group")
 		if u.committed {
 			u.err = err
 		}
@@ -433,8 +436,9 @@ func (c *SQLiteConn) commitHome() error {
 			}
 			lost = groupLost(err, "its group's COMMIT failed")
 		}
-	} else {
-		err = lost
+	}
+	if lost != nil && g.n > 1 {
+		err = lost // its own COMMIT's error when it ran alone, as without the switch
 	}
 	g.finish(lost)
 	return err

@@ -586,3 +586,141 @@ func TestGroupCommitTransactionsUnderLoad(t *testing.T) {
 	}
 	t.Logf("%d transactions in %d groups", u1-u0, g1-g0)
 }
+
+// A group whose COMMIT fails (here: rollback-journal mode, a reader of
+// another pool holding its shared lock past the busy timeout) fails every
+// write of the group with SQLite's code and a message that says the write is
+// not in the database; none of them is.
+func TestGroupCommitFailedCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.db")
+	db, err := sql.Open("sqlite3", path+"?_journal_mode=DELETE&_txlock=immediate&_busy_timeout=300&_group_commit=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	testMustExec(t, db, "CREATE TABLE t(v TEXT)")
+	testMustExec(t, db, "INSERT INTO t VALUES ('before')")
+	readers, err := sql.Open("sqlite3", path+"?_busy_timeout=300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer readers.Close()
+	rows, err := readers.Query("SELECT v FROM t") // an open read: a SHARED lock, which COMMIT cannot outwait
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rows.Next() {
+		t.Fatal("no row")
+	}
+	errs, holdErr := groupedBehind(t, db,
+		func() error { _, err := db.Exec("INSERT INTO t VALUES ('a')"); return err },
+		func() error {
+			tx, err := db.Begin()
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec("INSERT INTO t VALUES ('b')"); err != nil {
+				return err
+			}
+			return tx.Commit()
+		},
+	)
+	rows.Close()
+	for i, err := range append(errs, holdErr) {
+		var e Error
+		if !errors.As(err, &e) || e.Code != ErrBusy || !strings.Contains(err.Error(), "not in the database") {
+			t.Errorf("write %d: %v, want a busy error that says it is not in the database", i, err)
+		}
+	}
+	var vs string
+	if err := readers.QueryRow("SELECT group_concat(v) FROM t").Scan(&vs); err != nil || vs != "before" {
+		t.Errorf("rows %q (%v), want only the one from before", vs, err)
+	}
+	testMustExec(t, db, "INSERT INTO t VALUES ('after')") // the connections go on
+}
+
+// A full disk in the middle of groups (PRAGMA max_page_count on every
+// connection): every write acknowledged is in the database, every write
+// that failed is not, and the file is intact.
+func TestGroupCommitDiskFull(t *testing.T) {
+	name := registerTestDriver(&SQLiteDriver{ConnectHook: func(c *SQLiteConn) error {
+		_, err := c.Exec("PRAGMA max_page_count = 400", nil)
+		return err
+	}})
+	path := filepath.Join(t.TempDir(), "g.db")
+	db, err := sql.Open(name, path+groupDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)")
+	var mu sync.Mutex
+	acked, failed := map[int64]bool{}, map[int64]bool{}
+	full := 0
+	var wg sync.WaitGroup
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 60; i++ {
+				id := int64(w*1000 + i)
+				var err error
+				if i%2 == 0 {
+					_, err = db.Exec("INSERT INTO t VALUES (?, randomblob(3000))", id)
+				} else {
+					var tx *sql.Tx
+					if tx, err = db.Begin(); err == nil {
+						if _, err = tx.Exec("INSERT INTO t VALUES (?, randomblob(3000))", id); err == nil {
+							err = tx.Commit()
+						} else {
+							tx.Rollback()
+						}
+					}
+				}
+				mu.Lock()
+				if err == nil {
+					acked[id] = true
+				} else {
+					failed[id] = true
+					var e Error
+					if errors.As(err, &e) && e.Code == ErrFull {
+						full++
+					} else {
+						t.Errorf("write %d: %v, want success or SQLITE_FULL", id, err)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if full == 0 {
+		t.Fatal("the disk never filled")
+	}
+	var check string
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check: %q (%v)", check, err)
+	}
+	present := map[int64]bool{}
+	rows, err := db.Query("SELECT id FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		rows.Scan(&id)
+		present[id] = true
+	}
+	rows.Close()
+	for id := range acked {
+		if !present[id] {
+			t.Errorf("write %d was acknowledged and is missing", id)
+		}
+	}
+	for id := range failed {
+		if present[id] {
+			t.Errorf("write %d failed and is in the database", id)
+		}
+	}
+	t.Logf("%d acknowledged, %d failed (SQLITE_FULL)", len(acked), len(failed))
+}

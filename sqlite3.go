@@ -170,6 +170,7 @@ type SQLiteConn struct {
 	// rolled it back on its own. txSeq numbers the BeginTx transactions, for
 	// the DirectStmts prepared in one.
 	inTx, txLost bool
+	txLostBy     error // the error of the statement after which SQLite rolled back
 	txSeq        uint64
 
 	cache stmtCache
@@ -364,6 +365,7 @@ func (c *SQLiteConn) errorFor(rc int, w *watch, base int) error {
 		// SQLite rolled the whole transaction back (an interrupt, a full
 		// disk, ...): later statements of the Tx must not run on their own.
 		c.txLost = true
+		c.txLostBy = errorFor(c.h, rc, base) // what a group it ran tells its other writes (group.go)
 	}
 	if code := rc & ErrNoMask; (code == sqliteInterrupt || code == sqliteBusy) && w.gen != 0 && atomic.LoadUint64(c.word.p) == w.gen {
 		return c.contextError(w.ctx)
