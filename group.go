@@ -48,14 +48,20 @@ import (
 // Which writes join: an Exec (or a prepared statement's Exec) of one
 // statement that writes only the main database (bridge_writes_main: no
 // transaction control, VACUUM, journal-mode change or checkpoint), outside a
-// transaction, on a connection whose busy handler is the driver's. A
+// transaction, and a BeginTx transaction begun IMMEDIATE, on a connection
+// whose busy handler is the driver's. A transaction that finds the turn
+// taken runs in the holder's group, in a savepoint there: the holder lends
+// its connection (its exclusion let go) until the transaction's Commit or
+// Rollback, and the transaction's statements are forwarded to it (hostOf).
+// One that gets the turn runs the writes queued behind it at its Commit. A
 // connection joins only groups of connections opened by the same driver
 // with the same DSN, and leaves grouping for good once it holds what would
 // make the same SQL mean something else on another connection: anything in
 // TEMP or ATTACHed (bridge_group_ready, looked at for each write), a PRAGMA
 // that sets something, or a hook, function, collation, module, limit,
 // authorizer, busy handler, trace, session or extension added after open
-// (leaveGroups). What ConnectHook sets up is on every connection and does not
+// (leaveGroups), or a direct statement or an open BLOB, which run on it
+// alone. What ConnectHook sets up is on every connection and does not
 // count: note that hooks fire on the connection that runs the group, and a
 // commit or rollback hook once per group.
 //
