@@ -443,8 +443,11 @@ int bridge_group_turn(bridge_conn *c) {
 }
 
 int bridge_group_ready(bridge_conn *c) {
+  return sqlite3_get_autocommit(c->db) && bridge_group_clean(c);
+}
+
+int bridge_group_clean(bridge_conn *c) {
   sqlite3 *db = c->db;
-  if (!sqlite3_get_autocommit(db)) return 0;
 #ifdef BRIDGE_UNITY
   {
     Schema *t = db->aDb[1].pSchema;

@@ -319,6 +319,9 @@ func cStmtSQL(s stmtHandle) string { return C.GoString(C.sqlite3_sql(s.stmt)) }
 // connection that may hand its write to a group, else -1.
 func cGroupTurn(h connHandle) int { return int(C.bridge_group_turn(h)) }
 
+// cGroupClean calls bridge_group_clean.
+func cGroupClean(h connHandle) bool { return C.bridge_group_clean(h) != 0 }
+
 // cForeignKeysOn calls bridge_foreign_keys.
 func cForeignKeysOn(h connHandle) bool { return C.bridge_foreign_keys(h) != 0 }
 

@@ -394,6 +394,10 @@ int bridge_turn_timeout(bridge_conn *c);
 ** transaction, nothing ATTACHed, nothing in TEMP. */
 int bridge_group_ready(bridge_conn *c);
 
+/* bridge_group_ready but for the transaction: nothing ATTACHed or in TEMP
+** (checked before each write a group runs). */
+int bridge_group_clean(bridge_conn *c);
+
 /* bridge_turn_timeout of c when bridge_group_ready, else -1: one call. */
 int bridge_group_turn(bridge_conn *c);
 

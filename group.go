@@ -5,6 +5,7 @@ package sqlite3
 import (
 	"context"
 	"database/sql/driver"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -275,6 +276,12 @@ func (g *group) full() bool {
 func (c *SQLiteConn) drain(g *group) error {
 	k := c.core
 	for !g.full() {
+		if !cGroupClean(k.h) {
+			// A transaction it ran left something in TEMP: the next
+			// writes would meet it here and not on their own connection.
+			c.ungrouped.Store(true)
+			return nil
+		}
 		u := k.gate.takeUnit(k.groupSig)
 		if u == nil {
 			return nil
@@ -506,6 +513,115 @@ func (c *SQLiteConn) rollbackHosted() {
 	if !cAutocommit(c.h) {
 		_ = c.execOne("ROLLBACK")
 	}
+}
+
+// hostedSQL refuses, in a transaction that runs in another connection's
+// group, SQL that would end the group's transaction or its savepoint
+// (COMMIT, END, ROLLBACK other than ROLLBACK TO, BEGIN, and RELEASE or
+// ROLLBACK TO of the group's savepoint): use the Tx's Commit and Rollback.
+// Savepoints of the transaction's own nest inside the group's, as in any
+// transaction.
+func hostedSQL(query string) error {
+	for rest := query; rest != ""; {
+		var stmt string
+		stmt, rest = nextStatement(rest)
+		words := leadingWords(stmt, 5)
+		if len(words) == 0 {
+			continue
+		}
+		switch words[0] {
+		case "begin", "commit", "end":
+			return errHostedTxControl
+		case "rollback":
+			if len(words) == 1 || words[1] != "to" && !(words[1] == "transaction" && len(words) > 2 && words[2] == "to") {
+				return errHostedTxControl
+			}
+		case "release":
+			if words[len(words)-1] == "fastsqlite_tx" {
+				return errHostedTxControl
+			}
+		}
+		if words[0] == "rollback" && words[len(words)-1] == "fastsqlite_tx" {
+			return errHostedTxControl
+		}
+	}
+	return nil
+}
+
+var errHostedTxControl = driverError("this transaction runs in a group of writes (_group_commit=1): end it with the Tx's Commit or Rollback, not with SQL")
+
+// nextStatement splits off the first statement of sql, up to a semicolon
+// outside quotes and comments.
+func nextStatement(sql string) (stmt, rest string) {
+	for i := 0; i < len(sql); i++ {
+		switch c := sql[i]; c {
+		case ';':
+			return sql[:i], sql[i+1:]
+		case '\'', '"', '`':
+			j := strings.IndexByte(sql[i+1:], c)
+			if j < 0 {
+				return sql, ""
+			}
+			i += j + 1
+		case '[':
+			j := strings.IndexByte(sql[i+1:], ']')
+			if j < 0 {
+				return sql, ""
+			}
+			i += j + 1
+		case '-':
+			if i+1 < len(sql) && sql[i+1] == '-' {
+				j := strings.IndexByte(sql[i:], '\n')
+				if j < 0 {
+					return sql, ""
+				}
+				i += j
+			}
+		case '/':
+			if i+1 < len(sql) && sql[i+1] == '*' {
+				j := strings.Index(sql[i+2:], "*/")
+				if j < 0 {
+					return sql, ""
+				}
+				i += j + 3
+			}
+		}
+	}
+	return sql, ""
+}
+
+// leadingWords returns up to n lowercased words at the start of stmt,
+// skipping spaces and comments.
+func leadingWords(stmt string, n int) []string {
+	var words []string
+	for i := 0; i < len(stmt) && len(words) < n; {
+		switch c := stmt[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+			i++
+		case c == '-' && i+1 < len(stmt) && stmt[i+1] == '-':
+			j := strings.IndexByte(stmt[i:], '\n')
+			if j < 0 {
+				return words
+			}
+			i += j
+		case c == '/' && i+1 < len(stmt) && stmt[i+1] == '*':
+			j := strings.Index(stmt[i+2:], "*/")
+			if j < 0 {
+				return words
+			}
+			i += j + 4
+		case isNameByte(c):
+			j := i
+			for j < len(stmt) && isNameByte(stmt[j]) {
+				j++
+			}
+			words = append(words, lowerASCII(stmt[i:j]))
+			i = j
+		default:
+			return words
+		}
+	}
+	return words
 }
 
 // hostOf returns the connection that runs c's transaction, nil when c runs

@@ -724,3 +724,58 @@ func TestGroupCommitDiskFull(t *testing.T) {
 	}
 	t.Logf("%d acknowledged, %d failed (SQLITE_FULL)", len(acked), len(failed))
 }
+
+func TestHostedSQL(t *testing.T) {
+	for q, refused := range map[string]bool{
+		"INSERT INTO t VALUES (1)":              false,
+		"SAVEPOINT sp1":                         false,
+		"release sp1":                           false,
+		"ROLLBACK TO sp1":                       false,
+		"ROLLBACK TRANSACTION TO SAVEPOINT sp1": false,
+		"COMMIT":                                true,
+		" /* c */ end transaction":              true,
+		"ROLLBACK":                              true,
+		"INSERT INTO t VALUES (';'); -- x\n COMMIT":       true,
+		"INSERT INTO t VALUES ('; COMMIT')":               false,
+		"RELEASE fastsqlite_tx":                           true,
+		"ROLLBACK TRANSACTION TO SAVEPOINT fastsqlite_tx": true,
+		"BEGIN IMMEDIATE":                                 true,
+		"SELECT 1 /* ; commit */":                         false,
+	} {
+		if got := hostedSQL(q) != nil; got != refused {
+			t.Errorf("hostedSQL(%q) refused: %v, want %v", q, got, refused)
+		}
+	}
+}
+
+// A hosted transaction that tries to end the group's transaction in SQL
+// is refused, and the group commits as if it had not tried.
+func TestGroupCommitHostedRefusesTxControl(t *testing.T) {
+	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
+	testMustExec(t, db, "CREATE TABLE t(v TEXT)")
+	var refused error
+	errs := grouped(t, db,
+		func() error { _, err := db.Exec("INSERT INTO t VALUES ('a')"); return err },
+		func() error {
+			tx, err := db.Begin()
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec("INSERT INTO t VALUES ('b')"); err != nil {
+				return err
+			}
+			_, refused = tx.Exec("COMMIT")
+			return tx.Commit()
+		},
+	)
+	if errs[0] != nil || errs[1] != nil {
+		t.Errorf("errors %v", errs)
+	}
+	if refused == nil {
+		t.Error("COMMIT in SQL ran inside a group")
+	}
+	var vs string
+	if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != "a,b" {
+		t.Errorf("rows %q (%v), want a,b", vs, err)
+	}
+}

@@ -95,6 +95,9 @@ func (c *SQLiteConn) Prepare(query string) (driver.Stmt, error) {
 // statement crashes when run).
 func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
 	if h, err := c.hostOf(ctx); h != nil { // group.go
+		if err == nil {
+			err = hostedSQL(query)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -210,6 +213,9 @@ func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) 
 			return nil, err
 		}
 		query, err := s.text()
+		if err == nil {
+			err = hostedSQL(query)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -245,6 +251,9 @@ func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue)
 			return nil, err
 		}
 		query, err := s.text()
+		if err == nil {
+			err = hostedSQL(query)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -382,6 +391,9 @@ func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 // its length.
 func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	if h, err := c.hostOf(ctx); h != nil { // group.go
+		if err == nil {
+			err = hostedSQL(query)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -472,6 +484,9 @@ func (c *SQLiteConn) Exec(query string, args []driver.Value) (driver.Result, err
 // rows and no columns (with _strict, an error).
 func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	if h, err := c.hostOf(ctx); h != nil { // group.go
+		if err == nil {
+			err = hostedSQL(query)
+		}
 		if err != nil {
 			return nil, err
 		}
