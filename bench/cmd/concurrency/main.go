@@ -68,6 +68,9 @@ func main() {
 		if err := writeChartFile(res, filepath.Join(*report, "chart.svg")); err != nil {
 			fatal(err)
 		}
+		if err := writeThroughputFile(res, filepath.Join(*report, "throughput.svg")); err != nil {
+			fatal(err)
+		}
 		return
 	}
 
