@@ -16,8 +16,8 @@
 ** defines functions misleads.) A subdirectory would be dropped by go mod
 ** vendor, which keeps only directories with Go files.
 **
-** Layering, lowest first; a part calls only parts above it in this list
-** (and SQLite and Go), never one below:
+** Layering, lowest first; a part calls only the parts listed before it
+** (and SQLite and Go), never one listed after it:
 **   bridge_cancel.c    cancellation: the progress handler, arming
 **   bridge_readonly.c  whether a connection can write (stepping ahead)
 **   bridge_share.c     the share layer: the VFS through which connections of
@@ -36,7 +36,9 @@
 **   bridge_session.c   sessions and changesets
 **   bridge_direct.c    the direct statement API
 ** The share layer is below the bridge: bridge code calls bridge_share_*, and
-** share code calls only bridge_cancelled and bridge_read_only beneath it.
+** share code calls beneath it only bridge_cancel.c (bridge_cancelled, and
+** bridge_progress in the busy handler) and bridge_readonly.c
+** (bridge_read_only).
 */
 /* The vendored amalgamation is compiled here, in the bridge's translation unit
 ** (see compile_options.go), so that the compiler can inline SQLite's column
