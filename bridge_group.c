@@ -2,7 +2,8 @@
 ** bridge_group.c: what group commit (group.go) asks of a connection before
 ** it hands a write to another connection's group, or runs one in its own:
 ** whether it may (outside a transaction, nothing ATTACHed, nothing in TEMP),
-** and whether foreign keys are on or one is unresolved. Called from Go only;
+** and whether foreign keys are on or one is unresolved; and, in one call,
+** its turn's timeout when it may (bridge_group_turn). Called from Go only;
 ** a part of its own because it is about the group, not about a statement
 ** (bridge_writes_main, in bridge_stmt.c, says which writes may join one).
 */
