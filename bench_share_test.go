@@ -143,3 +143,9 @@ func BenchmarkGroupCommit(b *testing.B) {
 		}
 	}
 }
+
+// groupCounts is how many groups this process committed, and how many
+// writes they held (group.go).
+func groupCounts() (groups, units int64) {
+	return groupStats.groups.Load(), groupStats.units.Load()
+}

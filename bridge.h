@@ -315,8 +315,9 @@ void bridge_errinfo(bridge_conn *c);
 **
 ** Go callbacks are named by registry ids (uintptr_t, never 0), never by Go
 ** pointers: the id itself is SQLite's user-data argument, and the trampolines
-** in bridge.c hand it back to the exported Go entry points. Id 0 removes the
-** hook. A stale id (its Go side released) makes the Go side do nothing. */
+** in bridge_hooks.c (the busy handler's in bridge_share.c) hand it back to
+** the exported Go entry points. Id 0 removes the hook. A stale id (its Go
+** side released) makes the Go side do nothing. */
 void bridge_commit_hook(sqlite3 *db, uintptr_t h);
 void bridge_rollback_hook(sqlite3 *db, uintptr_t h);
 void bridge_update_hook(sqlite3 *db, uintptr_t h);

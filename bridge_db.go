@@ -1,9 +1,8 @@
 package sqlite3
 
 // The cgo boundary of backup.go, serialize.go, blob.go, limits.go and
-// extension.go: one wrapper per SQLite call (or bridge.c helper, "backup,
-// serialize, extensions" section). Go memory handed to C is only read or
-// written during the call.
+// extension.go: one wrapper per SQLite call (or bridge_db.c helper). Go memory
+// handed to C is only read or written during the call.
 
 /*
 #include "bridge.h"

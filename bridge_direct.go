@@ -1,6 +1,6 @@
 package sqlite3
 
-// The cgo boundary of direct.go (bridge.c's "direct statement API" section).
+// The cgo boundary of direct.go (bridge_direct.c).
 // The per-row calls take the bridge_direct as an integer, as bridge.go's do
 // for statements: it is C memory, and cgo checks pointer arguments. The calls
 // that run the statement arm the connection for its run (gen), and, made from

@@ -3,8 +3,7 @@ package sqlite3
 // The cgo boundary of user-defined functions, aggregates, window functions and
 // collations (func.go): registration wrappers, the view of one call that Go
 // reads and writes without further cgo calls, SQLiteContext, and the Go entry
-// points that the C trampolines in bridge.c ("user-defined functions and
-// collations" section) call back.
+// points that the C trampolines in bridge_func.c call back.
 //
 // SQLite's user data for each is a bridge_udf in C memory. It holds a
 // runtime/cgo.Handle, which owns the Go side (a *udf) and is released by

@@ -1,9 +1,8 @@
 package sqlite3
 
 // The cgo boundary of sessions and changesets (session.go): one wrapper per
-// SQLite call or bridge.c helper ("sessions and changesets" section), the
-// decoding of a bridge_change, and the Go entry points that the apply
-// trampolines call back. C never keeps a Go pointer: the apply's Go state is
+// SQLite call or bridge_session.c helper, the decoding of a bridge_change,
+// and the Go entry points that the apply trampolines call back. C never keeps a Go pointer: the apply's Go state is
 // reached through a runtime/cgo.Handle, and a changeset that SQLite reads
 // after the call returns (an iterator) or while Go callbacks run (apply) is
 // copied into C memory first; other calls read the Go slice during the call.

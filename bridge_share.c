@@ -24,7 +24,18 @@
 ** that holds nothing yet, inside a step or prepare of the bridge. Everything
 ** else (no busy handler, a Go busy handler, an upgrade from a read
 ** transaction, which SQLite never lets wait) tries the lock as before.
+**
+** The share layer: a part of bridge.c's translation unit, below the bridge
+** parts (bridge.c says the order). It calls none of them, only the parts
+** below it (bridge_cancel.c, bridge_readonly.c), SQLite and Go. It also
+** holds what only it reads of the amalgamation (the unix VFS's file and
+** shared memory: bridge_unix_fd, bridge_shm_lock_elsewhere), and the
+** bridge's busy handler: the handler waits in this file's queue
+** (bridge_share_wait) and the VFS queues only a connection whose handler it
+** is (bridge_busy_ours), so the two refer to each other and share a file.
 */
+#ifdef BRIDGE_TU /* compiled only inside bridge.c (see there) */
+
 #include <string.h>
 #include "bridge.h"
 
@@ -1179,3 +1190,144 @@ int bridge_share_stats(bridge_conn *c, bridge_file_stats *out) {
   sqlite3_mutex_leave(share_reg);
   return 1;
 }
+
+/* ---- the unix VFS's own structs ----
+** Seen only where the amalgamation is compiled into this translation unit
+** (BRIDGE_UNITY); elsewhere they answer -1 (unknown). */
+int bridge_unix_fd(sqlite3_vfs *vfs, sqlite3_file *f) {
+#if defined(BRIDGE_UNITY) && SQLITE_OS_UNIX
+  if (vfs && vfs->xOpen == unixOpen) return ((unixFile *)f)->h;
+#endif
+  (void)vfs;
+  (void)f;
+  return -1;
+}
+
+int bridge_shm_lock_elsewhere(sqlite3_vfs *vfs, sqlite3_file *f, int i) {
+#if defined(BRIDGE_UNITY) && SQLITE_OS_UNIX
+  unixFile *u = (unixFile *)f;
+  struct flock l;
+  if (!vfs || vfs->xOpen != unixOpen || !u->pShm || !u->pShm->pShmNode || u->pShm->pShmNode->hShm < 0) return -1;
+  memset(&l, 0, sizeof(l));
+  l.l_type = F_WRLCK;
+  l.l_whence = SEEK_SET;
+  l.l_start = UNIX_SHM_BASE + i;
+  l.l_len = 1;
+  if (osFcntl(u->pShm->pShmNode->hShm, F_GETLK, &l) != 0) return -1;
+  return l.l_type != F_UNLCK;
+#else
+  (void)vfs;
+  (void)f;
+  (void)i;
+  return -1;
+#endif
+}
+
+/* ---- the busy handler (bridge_hooks.go, hooks.go) ---- */
+/* SQLite's own busy-timeout schedule (sqliteDefaultBusyCallback): the
+** count-th sleep of a wait, in ms. */
+static const unsigned char bridge_busy_delays[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
+
+static int bridge_busy_delay(int count) {
+  int n = (int)sizeof(bridge_busy_delays);
+  return bridge_busy_delays[count < n ? count : n - 1];
+}
+
+/* The lock may be held by a statement of this process whose Rows the program
+** dropped without Close: a cleanup resets it, but only after Go's collector
+** has run (lifetime.go), and while this thread sleeps nothing may allocate
+** to start one. So a wait that has gone on for BRIDGE_BUSY_COLLECT_MS asks
+** Go for a collection (goBusyCollect, which returns at once; Go paces the
+** collections process-wide), and again every BRIDGE_BUSY_COLLECT_EVERY_MS.
+** A wait that ends sooner never calls into Go. */
+#define BRIDGE_BUSY_COLLECT_MS 100
+#define BRIDGE_BUSY_COLLECT_EVERY_MS 500
+
+static int bridge_busy_collect_due(int now_ms, int before_ms) {
+  if (now_ms < BRIDGE_BUSY_COLLECT_MS) return 0;
+  return before_ms < BRIDGE_BUSY_COLLECT_MS ||
+         (now_ms - BRIDGE_BUSY_COLLECT_MS) / BRIDGE_BUSY_COLLECT_EVERY_MS !=
+             (before_ms - BRIDGE_BUSY_COLLECT_MS) / BRIDGE_BUSY_COLLECT_EVERY_MS;
+}
+
+/* The timeout is counted on the clock from the wait's first call (count 0),
+** so that a wait woken early by a release in this process (bridge_share.c)
+** still ends when the timeout says. Locks of other processes, and waits that
+** bridge_share.c does not know, sleep SQLite's schedule as before. */
+static int bridge_busy_cb(void *arg, int count) {
+  bridge_busy *b = (bridge_busy *)arg;
+  bridge_conn *c = b->conn;
+  int64_t now, deadline;
+  int delay, elapsed, r;
+  if (c) c->waited = 1;
+  if (c && bridge_progress(c)) { /* the running operation was cancelled */
+    bridge_share_leave(c);
+    return 0;
+  }
+  if (b->handle) return goHookBusy(b->handle, count) != 0;
+  now = bridge_share_now();
+  if (count == 0) {
+    b->start = now;
+    b->last_ms = 0;
+  }
+  deadline = b->start + (int64_t)b->timeout_ms * 1000000;
+  if (c && c->wait_until && c->wait_until < deadline) deadline = c->wait_until;
+  if (now >= deadline) {
+    if (c) {
+      bridge_share_leave(c);
+      bridge_share_timed_out(c);
+    }
+    return 0;
+  }
+  elapsed = (int)((now - b->start) / 1000000);
+  if (bridge_busy_collect_due(elapsed, b->last_ms)) goBusyCollect();
+  b->last_ms = elapsed;
+  delay = bridge_busy_delay(count);
+  if (c) {
+    /* A queued wait comes back to this handler when a collection is due. */
+    int64_t wake = elapsed < BRIDGE_BUSY_COLLECT_MS
+                       ? BRIDGE_BUSY_COLLECT_MS
+                       : BRIDGE_BUSY_COLLECT_MS +
+                             ((elapsed - BRIDGE_BUSY_COLLECT_MS) / BRIDGE_BUSY_COLLECT_EVERY_MS + 1) *
+                                 BRIDGE_BUSY_COLLECT_EVERY_MS;
+    r = bridge_share_wait(c, deadline, (int64_t)delay * 1000000, b->start + wake * 1000000);
+    if (r >= 0) return r;
+  }
+  if ((int64_t)delay * 1000000 > deadline - now) delay = (int)((deadline - now + 999999) / 1000000);
+  while (delay > 0) {
+    int d = delay < 10 ? delay : 10;
+    sqlite3_sleep(d);
+    delay -= d;
+    if (c && bridge_progress(c)) return 0;
+  }
+  return 1;
+}
+
+int bridge_busy_install(bridge_conn *c, bridge_busy *b) {
+  int rc;
+  if (c->busy && c->busy != b) c->busy->installed = 0;
+  if (b) {
+    c->busy = b;
+    b->conn = c;
+  }
+  rc = sqlite3_busy_handler(c->db, b ? bridge_busy_cb : 0, b);
+  if (c->busy) c->busy->installed = b != 0 && rc == SQLITE_OK;
+#ifdef BRIDGE_UNITY
+  /* PRAGMA busy_timeout reads the timeout, as with sqlite3_busy_timeout. */
+  if (b && rc == SQLITE_OK && !b->handle) c->db->busyTimeout = b->timeout_ms;
+#endif
+  return rc;
+}
+
+int bridge_busy_ours(bridge_conn *c) {
+  bridge_busy *b = c->busy;
+  if (!b || !b->installed || b->handle || b->timeout_ms <= 0) return 0;
+#ifdef BRIDGE_UNITY
+  /* PRAGMA busy_timeout since has put SQLite's own handler in its place. */
+  return c->db->busyHandler.xBusyHandler == bridge_busy_cb && c->db->busyHandler.pBusyArg == b;
+#else
+  return 1;
+#endif
+}
+
+#endif /* BRIDGE_TU */

@@ -1,8 +1,8 @@
 package sqlite3
 
 // The cgo boundary of virtual tables (vtab.go): registration wrappers and the
-// Go entry points that the C trampolines in bridge.c ("virtual tables"
-// section) call for each sqlite3_module method.
+// Go entry points that the C trampolines in bridge_vtab.c call for each
+// sqlite3_module method.
 //
 // C holds a bridge_vref for the module, each table and each cursor: a
 // runtime/cgo.Handle that keeps the Go object alive, and the object's address,

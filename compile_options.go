@@ -1,8 +1,8 @@
 package sqlite3
 
 // This file is the one place that lists SQLite's compile-time options. Every
-// C file of the package (the vendored amalgamation and bridge.c) is compiled
-// with exactly these flags, so the bridge sees the API the library was built
+// C file of the package (the vendored amalgamation, bridge.c and the parts
+// bridge_*.c it includes) is compiled with exactly these flags, so the bridge sees the API the library was built
 // with. The table of docs/compile-options.md is generated from the comments
 // below and a test keeps the two in sync (go test -run TestReadmeCompileOptions
 // -update-readme rewrites it): each "#cgo [tags] CFLAGS: -D..." line must be
@@ -59,7 +59,7 @@ package sqlite3
 #cgo !fastsqlite_cdebug CFLAGS: -g1
 
 // One translation unit for SQLite and the bridge: bridge.c includes the
-// amalgamation, with SQLite's functions of hidden visibility, so that the C
+// amalgamation (and then the bridge's parts, bridge_*.c), with SQLite's functions of hidden visibility, so that the C
 // compiler inlines sqlite3_column_value, sqlite3_value_type, _text, _bytes...
 // into the bridge's row loop instead of calling each for every column (cgo
 // compiles with -fPIC, where a function that could be interposed is never

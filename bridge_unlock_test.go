@@ -13,9 +13,9 @@ import (
 	"time"
 )
 
-// Connections sharing a cache lock tables: without the tag, a statement that
-// meets another connection's table lock fails at once with
-// SQLITE_LOCKED_SHAREDCACHE. With it, the statement waits for the lock's
+// Tests of bridge_unlock.c. Connections sharing a cache lock tables: without
+// the tag, a statement that meets another connection's table lock fails at
+// once with SQLITE_LOCKED_SHAREDCACHE. With it, the statement waits for the lock's
 // transaction to end (sqlite3_unlock_notify) and runs then. These tests make
 // each wait certain before ending the transaction: unlockWaiting reports that
 // the connection is inside the wait.

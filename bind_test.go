@@ -9,6 +9,8 @@ import (
 	"unsafe"
 )
 
+// Tests of binding (bind.go, bridge_bind.c).
+
 // testParamCaps reads the connection's parameter array and arena capacities
 // (bridge_conn.args_cap, .arena_cap), in entries and bytes.
 func testParamCaps(t testing.TB, conn *sql.Conn) (args int, arena int64) {

@@ -1,0 +1,39 @@
+/*
+** bridge_readonly.c: whether a connection can write. Rows are stepped ahead of
+** the caller only on one that cannot (bridge_rows.c, bridge_direct.c), and the
+** share layer gives such a connection no write turn to wait for
+** (bridge_turn_timeout): both ask, so it sits below both.
+*/
+#ifdef BRIDGE_TU /* compiled only inside bridge.c (see there) */
+
+/* Rows are stepped ahead of the caller only where that cannot change what
+** they hold: on a connection that cannot write (PRAGMA query_only, which the
+** driver sets for read-only transactions, and _query_only=1). Elsewhere a
+** program may change, on this same connection and between two steps, rows
+** the statement has not reached yet (carry a balance to the next row, delete
+** later duplicates), and must see them changed, as with one step per row.
+** Only the amalgamation compiled into this translation unit shows the flag:
+** built against another SQLite (libsqlite3 tag, the fastsqlite_dev loop),
+** rows come one per call. */
+static int bridge_may_step_ahead(bridge_conn *c) {
+#ifdef BRIDGE_UNITY
+  return (c->db->flags & SQLITE_QueryOnly) != 0;
+#else
+  (void)c;
+  return 0;
+#endif
+}
+
+int bridge_read_only(bridge_conn *c) {
+  return bridge_may_step_ahead(c) || sqlite3_db_readonly(c->db, "main") == 1;
+}
+
+int bridge_steps_ahead_built(void) {
+#ifdef BRIDGE_UNITY
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+#endif /* BRIDGE_TU */
