@@ -114,7 +114,6 @@ func holdTurn(t *testing.T, db *sql.DB) *sql.Tx {
 	return hold
 }
 
-
 // Many writers: every write is in the database when its Exec returns (a
 // connection of another pool reads it at once), each result's LastInsertId
 // is its own row's, and writes did share commits.
