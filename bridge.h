@@ -416,6 +416,9 @@ void bridge_share_turn_counted(bridge_conn *c, int64_t ns);
 ** upgrade wait), counted in the file's stats if so. */
 int bridge_share_upgrade_busy(bridge_conn *c);
 
+/* Counts a group commit of n writes, in the file's stats. */
+void bridge_share_group_counted(bridge_conn *c, int64_t n);
+
 /* Sets c's _wal_bound (bytes, 0: off), and with it the file's bound: the
 ** smallest bound of the connections on the file, off while any connection
 ** of the process on it says 0. */
@@ -477,6 +480,7 @@ typedef struct bridge_file_stats {
   int64_t upgrade_busy;     /* writes refused because their transaction read first */
   int64_t checkpoints_deferred; /* bound checkpoints run without holding readers: an older snapshot lived */
   int64_t bound;            /* the file's WAL bound in bytes (0: off) */
+  int64_t groups, grouped;  /* group commits (group.go) of two or more writes; the writes they held */
 } bridge_file_stats;
 
 /* Fills out for c's main database; 0 when c has none (memory, another VFS). */

@@ -892,6 +892,15 @@ void bridge_share_turn_counted(bridge_conn *c, int64_t ns) {
   share_unlock(&f->mu);
 }
 
+void bridge_share_group_counted(bridge_conn *c, int64_t n) {
+  bridge_file *f = c->vfile ? c->vfile->file : 0;
+  if (!f) return;
+  share_lock(&f->mu);
+  f->st.groups++;
+  f->st.grouped += n;
+  share_unlock(&f->mu);
+}
+
 int bridge_share_upgrade_busy(bridge_conn *c) {
   bridge_file *f = c->vfile ? c->vfile->file : 0;
   if (sqlite3_txn_state(c->db, "main") != SQLITE_TXN_READ) return 0;

@@ -31,6 +31,10 @@ func cTurnCounted(h connHandle, waited time.Duration) {
 // cBusyWaited reports whether the busy handler ran during the last step.
 func cBusyWaited(h connHandle) bool { return h.waited != 0 }
 
+// cGroupCounted counts a group commit of n writes in the file's stats
+// (bridge_share_group_counted).
+func cGroupCounted(h connHandle, n int) { C.bridge_share_group_counted(h, C.int64_t(n)) }
+
 // cUpgradeBusy reports whether the connection still holds only its read
 // transaction on main after a refused write, and counts it if so
 // (bridge_share_upgrade_busy).
@@ -83,6 +87,8 @@ func cShareStats(h connHandle, out *FileStats) bool {
 		UpgradeBusy:          int64(st.upgrade_busy),
 		CheckpointsDeferred:  int64(st.checkpoints_deferred),
 		WALBound:             int64(st.bound),
+		GroupCommits:         int64(st.groups),
+		GroupedWrites:        int64(st.grouped),
 	}
 	return true
 }

@@ -242,7 +242,7 @@ func (c *SQLiteConn) runGroup(s *SQLiteStmt, args []driver.NamedValue, size int)
 			lost = groupLost(err, "its group's COMMIT failed")
 		}
 	}
-	g.finish(lost)
+	g.finish(c, lost)
 	if own.err == nil && lost != nil {
 		own.err = lost
 	}
@@ -363,10 +363,11 @@ func (c *SQLiteConn) host(g *group, u *groupUnit) error {
 
 // finish acknowledges the group's writes run in it, each with its own
 // result, or with lost.
-func (g *group) finish(lost error) {
-	if g.n > 1 {
+func (g *group) finish(c *SQLiteConn, lost error) {
+	if g.n > 1 && lost == nil {
 		groupStats.groups.Add(1)
 		groupStats.units.Add(int64(g.n))
+		cGroupCounted(c.core.h, g.n)
 	}
 	for _, u := range g.done {
 		if lost != nil {
@@ -453,7 +454,7 @@ func (c *SQLiteConn) commitHome() error {
 	if lost != nil && g.n > 1 {
 		err = lost // its own COMMIT's error when it ran alone, as without the switch
 	}
-	g.finish(lost)
+	g.finish(c, lost)
 	return err
 }
 

@@ -132,6 +132,10 @@ func TestGroupCommitAcknowledgesAfterCommit(t *testing.T) {
 	}
 	defer ins.Close()
 	g0, u0 := groupCounts()
+	st0, err := Stats(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
 	const writers, each = 16, 60
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
@@ -184,6 +188,13 @@ func TestGroupCommitAcknowledgesAfterCommit(t *testing.T) {
 		t.Errorf("%d groups of %d writes: the writers never shared a commit", g1-g0, u1-u0)
 	}
 	t.Logf("%d writes in %d groups", u1-u0, g1-g0)
+	st1, err := Stats(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st1.GroupCommits-st0.GroupCommits != g1-g0 || st1.GroupedWrites-st0.GroupedWrites != u1-u0 {
+		t.Errorf("FileStats counted %d groups of %d writes, want %d of %d", st1.GroupCommits-st0.GroupCommits, st1.GroupedWrites-st0.GroupedWrites, g1-g0, u1-u0)
+	}
 }
 
 // A write that fails in a group (a constraint) fails alone:

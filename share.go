@@ -72,6 +72,10 @@ type FileStats struct {
 	ReadersHeld          int64         // read transactions the bound held while it ran
 	ReadersHeldTime      time.Duration // their total wait
 	ReadersHeldMax       time.Duration // the longest
+
+	// Group commit (_group_commit=1, docs/group-commit.md).
+	GroupCommits  int64 // commits that held two or more writes
+	GroupedWrites int64 // the writes they held
 }
 
 // MarshalJSON writes s with its durations in seconds (WriteWaitSeconds,
@@ -98,11 +102,14 @@ func (s FileStats) MarshalJSON() ([]byte, error) {
 		ReadersHeld           int64
 		ReadersHeldSeconds    float64
 		ReadersHeldMaxSeconds float64
+		GroupCommits          int64
+		GroupedWrites         int64
 	}{
 		s.Connections, s.WriteWaits, s.WriteWaitTime.Seconds(), s.WriteWaitMax.Seconds(), s.WriteQueue,
 		s.BusyTimeouts, s.UpgradeBusy, s.WALBound, s.WALBytes, s.WALFileBytes, s.Checkpoints,
 		s.CheckpointsFailed, s.CheckpointsDeferred, s.CheckpointTime.Seconds(), s.LastCheckpointFrames,
 		s.LastCheckpointDone, s.ReadersHeld, s.ReadersHeldTime.Seconds(), s.ReadersHeldMax.Seconds(),
+		s.GroupCommits, s.GroupedWrites,
 	})
 }
 

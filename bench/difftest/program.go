@@ -27,6 +27,7 @@ package difftest
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 )
 
@@ -85,6 +86,11 @@ type Program struct {
 	Ops   []Op
 }
 
+// ExtraDSNEnv names an environment variable whose value, when set, is added
+// to every writable pool's DSN: DIFFTEST_DSN_EXTRA=_group_commit=1 runs the
+// programs with group commit (mattn ignores parameters it does not know).
+const ExtraDSNEnv = "DIFFTEST_DSN_EXTRA"
+
 // DSN returns the connection string of conn's pool for the database at path.
 func (c Conn) DSN(path, mode string) string {
 	var p []string
@@ -99,6 +105,9 @@ func (c Conn) DSN(path, mode string) string {
 	}
 	if c.WALBound != "" {
 		p = append(p, "_wal_bound="+c.WALBound)
+	}
+	if extra := os.Getenv(ExtraDSNEnv); extra != "" && !c.RO {
+		p = append(p, extra)
 	}
 	return "file:" + path + "?" + strings.Join(p, "&")
 }
