@@ -25,6 +25,10 @@ type Driver struct {
 	// Code returns the SQLite result codes of err, if it is (or wraps) the
 	// driver's Error.
 	Code func(err error) (code, extended int, ok bool)
+	// Stats, when set, describes what the driver did on a pool's file
+	// (this driver: its group commits); printed on stderr as "# stat ...",
+	// outside the transcript.
+	Stats func(db *sql.DB) string
 }
 
 // Main runs the programs of the seeds given by the flags and prints their
@@ -81,6 +85,12 @@ func Run(p *Program, d Driver, w io.Writer) error {
 	}
 	for _, c := range r.conns {
 		c.Close()
+	}
+	if d.Stats != nil {
+		for _, db := range r.pools { // one file: any pool says it
+			fmt.Fprintln(os.Stderr, "# stat "+d.Stats(db))
+			break
+		}
 	}
 	for _, db := range r.pools {
 		db.Close()

@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fastsqlite/sqlite3/bench/difftest"
@@ -155,6 +156,9 @@ func main() {
 	for name, s := range known {
 		fmt.Printf("  known %s: seeds %v\n", name, s)
 	}
+	if g := groupCommits.Load(); g > 0 {
+		fmt.Printf("  ours: %d group commits of %d writes (%s)\n", g, groupedWrites.Load(), os.Getenv(difftest.ExtraDSNEnv))
+	}
 	if ndiff > 0 {
 		fmt.Printf("  different: seeds %s (go run ./cmd/difftest -seed N shows one)\n", strings.Join(diffSeeds, " "))
 		os.Exit(1)
@@ -189,6 +193,13 @@ func run(bin string, seed uint64, timeout time.Duration) ([]string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		var g, u int64
+		if n, _ := fmt.Sscanf(l, "# stat grouped %d %d", &g, &u); n == 2 {
+			groupCommits.Add(g)
+			groupedWrites.Add(u)
+		}
+	}
 	lines := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
 	if ctx.Err() != nil {
 		return lines, fmt.Errorf("timed out after %v", timeout)
@@ -204,6 +215,11 @@ func run(bin string, seed uint64, timeout time.Duration) ([]string, error) {
 	}
 	return lines, nil
 }
+
+// groupCommits and groupedWrites sum what this driver's programs report
+// (difftest.Driver.Stats): with DIFFTEST_DSN_EXTRA=_group_commit=1, whether
+// the programs grouped anything.
+var groupCommits, groupedWrites atomic.Int64
 
 var crashLine = regexp.MustCompile(`^(SIG|fatal error|panic:|==\d+==ERROR|signal arrived)|^github.com/fastsqlite/sqlite3\._Cfunc|^github.com/mattn/go-sqlite3\._Cfunc`)
 

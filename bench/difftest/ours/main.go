@@ -3,7 +3,10 @@
 package main
 
 import (
+	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 
 	sqlite3 "github.com/fastsqlite/sqlite3"
 
@@ -11,7 +14,10 @@ import (
 )
 
 func main() {
-	difftest.Main(difftest.Driver{Label: "ours", Code: func(err error) (int, int, bool) {
+	difftest.Main(difftest.Driver{Label: "ours", Stats: func(db *sql.DB) string {
+		st, _ := sqlite3.Stats(context.Background(), db)
+		return fmt.Sprintf("grouped %d %d", st.GroupCommits, st.GroupedWrites)
+	}, Code: func(err error) (int, int, bool) {
 		var e sqlite3.Error
 		if errors.As(err, &e) {
 			return int(e.Code), int(e.ExtendedCode), true
