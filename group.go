@@ -46,10 +46,11 @@ import (
 //     whole group.
 //   - LastInsertId and RowsAffected are each write's own.
 //
-// Which writes join: an Exec (or a prepared statement's Exec) of one
+// Which writes join: an Exec or a Query (or a prepared statement's) of one
 // statement that writes only the main database (bridge_writes_main: no
 // transaction control, VACUUM, journal-mode change or checkpoint), outside a
-// transaction, and a BeginTx transaction begun IMMEDIATE, on a connection
+// transaction (a Query's rows are read in the group and handed out after
+// its COMMIT: queryGrouped), and a BeginTx transaction begun IMMEDIATE, on a connection
 // whose busy handler is the driver's. A transaction that finds the turn
 // taken runs in the holder's group, in a savepoint there: the holder lends
 // its connection (its exclusion let go) until the transaction's Commit or
@@ -89,6 +90,12 @@ type groupUnit struct {
 
 	id, changes int64
 	err         error
+
+	// A write whose caller reads its rows (queryGrouped): out holds them,
+	// read to the end in the group, and names their columns.
+	rows  bool
+	out   [][]driver.Value
+	names []string
 
 	// A transaction (tx): started is closed once the group's connection,
 	// host, has begun its savepoint (or failed to: err); ended by the
@@ -144,55 +151,117 @@ func (c *SQLiteConn) noteQuery(query string) {
 	}
 }
 
-// execGrouped runs s, the whole of query, a groupable write with its
-// arguments not yet bound, through the file's write turn: it joins the
-// group running when it gets there, or runs one itself. s stays the
-// caller's, to release.
-func (c *SQLiteConn) execGrouped(w *watch, s *SQLiteStmt, query string, args []driver.NamedValue) (driver.Result, error) {
+// groupEntry says how a groupable write goes on once joinGroup returns.
+type groupEntry int
+
+const (
+	entryAlone     groupEntry = iota // alone, taking the turn first (takeTurn)
+	entryAloneHeld                   // alone, the turn held or its wait given up (SQLite then refuses it at once)
+	entryHome                        // the turn is held and writes wait behind it: it runs a group (runGroup)
+	entryRan                         // it ran in another connection's group: its outcome is in its unit
+)
+
+// joinGroup brings a groupable write (query, with args; rows when its
+// caller reads its rows) to the file's write turn: it joins the group
+// running when it gets there, or takes the turn, to run a group itself or
+// to run alone. size is the write's bytes of SQL and arguments.
+func (c *SQLiteConn) joinGroup(ctx context.Context, query string, args []driver.NamedValue, rows bool) (entry groupEntry, u *groupUnit, size int, err error) {
 	k := c.core
 	ms := cGroupTurn(k.h)
 	if ms < 0 {
-		return c.execAlone(w, s, args, true)
+		return entryAlone, nil, 0, nil
 	}
-	size := len(query) + argsSize(args)
-	if k.gate.tryTake() {
-		// The turn was free: no unit to queue (a lone writer allocates
-		// nothing more than without the switch).
-		k.turn = true
-		if !k.gate.gather(k.groupSig) {
-			return c.execAlone(w, s, args, false)
+	size = len(query) + argsSize(args)
+	if !k.gate.tryTake() {
+		// The turn is taken: queue a unit. (A lone writer finds the turn
+		// free and allocates nothing more than without the switch.)
+		u = newUnit(k.groupSig, ctx)
+		u.query, u.args, u.size, u.rows = query, args, size, rows
+		timeout := time.Duration(ms) * time.Millisecond
+		waited, ran, err := k.gate.wait(u.ctx, timeout, u)
+		switch {
+		case ran:
+			return entryRan, u, size, nil
+		case err == errBusyTurn:
+			// As takeTurn: the write runs without the turn and without
+			// waiting any more, for SQLite to refuse it with its own error.
+			cSetWaitLeft(k.h, time.Nanosecond)
+			k.waitLimited = true
+			return entryAloneHeld, nil, size, nil
+		case err != nil:
+			return 0, nil, size, c.contextError(u.ctx)
 		}
-		return c.runGroup(s, args, size)
+		if waited > 0 {
+			cTurnCounted(k.h, waited)
+			cSetWaitLeft(k.h, max(timeout-waited, time.Millisecond))
+		}
 	}
-	u := newUnit(k.groupSig, w.ctx)
-	u.query, u.args, u.size = query, args, size
-	timeout := time.Duration(ms) * time.Millisecond
-	waited, ran, err := k.gate.wait(u.ctx, timeout, u)
-	if ran {
+	k.turn = true
+	if !k.gate.gather(k.groupSig) {
+		return entryAloneHeld, nil, size, nil
+	}
+	return entryHome, nil, size, nil
+}
+
+// execGrouped runs s, the whole of query, a groupable write with its
+// arguments not yet bound, through the file's write turn (joinGroup). s
+// stays the caller's, to release.
+func (c *SQLiteConn) execGrouped(w *watch, s *SQLiteStmt, query string, args []driver.NamedValue) (driver.Result, error) {
+	entry, u, size, err := c.joinGroup(w.ctx, query, args, false)
+	switch {
+	case err != nil:
+		return nil, err
+	case entry == entryRan:
 		if u.err != nil {
 			return nil, u.err
 		}
 		return c.newResult(u.id, u.changes), nil
+	case entry == entryHome:
+		var own groupUnit
+		if err := c.runGroup(s, args, size, &own); err != nil {
+			return nil, err
+		}
+		return c.newResult(own.id, own.changes), nil
 	}
-	if err == errBusyTurn {
-		// As takeTurn: the write runs without the turn and without waiting
-		// any more, for SQLite to refuse it with its own error.
-		cSetWaitLeft(k.h, time.Nanosecond)
-		k.waitLimited = true
-		return c.execAlone(w, s, args, false)
+	return c.execAlone(w, s, args, entry == entryAlone)
+}
+
+// queryGrouped runs s, the whole of query, a groupable write whose rows
+// the caller reads (INSERT ... RETURNING), with its arguments not yet
+// bound, as execGrouped does. In a group its rows are read to the end there
+// and handed out once the group has committed: SQLite itself makes all of
+// such a statement's changes at its first step and buffers the rows it
+// returns, so reading them first changes no result, and no caller sees a
+// row of a write that is not yet in the database. The rows take over w.
+func (c *SQLiteConn) queryGrouped(w watch, s *SQLiteStmt, query string, args []driver.NamedValue) (driver.Rows, error) {
+	entry, u, size, err := c.joinGroup(w.ctx, query, args, true)
+	switch {
+	case err != nil:
+		w.done()
+		return nil, err
+	case entry == entryRan:
+		if u.err != nil {
+			w.done()
+			return nil, u.err
+		}
+		return s.bufferedRows(w, u.out, u.names), nil
+	case entry == entryHome:
+		own := groupUnit{rows: true}
+		if err := c.runGroup(s, args, size, &own); err != nil {
+			w.done()
+			return nil, err
+		}
+		return s.bufferedRows(w, own.out, nil), nil
 	}
-	if err != nil {
-		return nil, c.contextError(u.ctx)
+	b := binder{args: args, strict: c.strict}
+	if err := s.bind(&b, true); err != nil {
+		w.done()
+		return nil, err
 	}
-	k.turn = true
-	if waited > 0 {
-		cTurnCounted(k.h, waited)
-		cSetWaitLeft(k.h, max(timeout-waited, time.Millisecond))
+	if entry == entryAlone {
+		return s.query(w)
 	}
-	if !k.gate.gather(k.groupSig) {
-		return c.execAlone(w, s, args, false)
-	}
-	return c.runGroup(s, args, size)
+	return s.queryRun(w)
 }
 
 // execAlone binds args to s and runs it on its own, taking the turn first
@@ -214,23 +283,22 @@ func (c *SQLiteConn) execAlone(w *watch, s *SQLiteStmt, args []driver.NamedValue
 }
 
 // runGroup runs a group with the turn held: its own write first (s with
-// args), then the writes waiting behind it, and commits them. It returns
-// its own write's result; every other write's goes to its caller through
-// its unit.
-func (c *SQLiteConn) runGroup(s *SQLiteStmt, args []driver.NamedValue, size int) (driver.Result, error) {
+// args, whose outcome goes to own), then the writes waiting behind it, and
+// commits them. It returns its own write's error; every other write's
+// outcome goes to its caller through its unit.
+func (c *SQLiteConn) runGroup(s *SQLiteStmt, args []driver.NamedValue, size int, own *groupUnit) error {
 	k := c.core
 	if err := c.execOne("BEGIN IMMEDIATE"); err != nil {
 		// The lock is another process's: the waiting writes stay in the
 		// queue, and the next holder of the turn tries again.
-		return nil, err
+		return err
 	}
 	g := c.newGroup()
 	g.n, g.size = 1, size
-	var own groupUnit
 	var err error
-	own.id, own.changes, err = c.groupStep(s, args, g.savepoints)
+	own.id, own.changes, err = c.groupStep(s, args, g.savepoints, own)
 	if err != nil && cAutocommit(k.h) {
-		return nil, err // SQLite rolled back all there was: its own write
+		return err // SQLite rolled back all there was: its own write
 	}
 	own.err = err
 	lost := c.drain(g)
@@ -246,10 +314,7 @@ func (c *SQLiteConn) runGroup(s *SQLiteStmt, args []driver.NamedValue, size int)
 	if own.err == nil && lost != nil {
 		own.err = lost
 	}
-	if own.err != nil {
-		return nil, own.err
-	}
-	return c.newResult(own.id, own.changes), nil
+	return own.err
 }
 
 // group is a group being run.
@@ -657,14 +722,14 @@ func (c *SQLiteConn) groupRun(u *groupUnit, savepoints bool) (id, changes int64,
 		return 0, 0, driverError("a grouped write is not one statement")
 	}
 	defer c.release(s)
-	return c.groupStep(s, u.args, savepoints)
+	return c.groupStep(s, u.args, savepoints, u)
 }
 
 // groupStep binds args to s and runs it inside the group's transaction, in
 // a savepoint when foreign keys are on: a deferred constraint it leaves
 // unresolved would otherwise fail the group's COMMIT, where in autocommit it
-// fails the write alone.
-func (c *SQLiteConn) groupStep(s *SQLiteStmt, args []driver.NamedValue, savepoint bool) (id, changes int64, err error) {
+// fails the write alone. When u asks for rows, they go to u (groupRows).
+func (c *SQLiteConn) groupStep(s *SQLiteStmt, args []driver.NamedValue, savepoint bool, u *groupUnit) (id, changes int64, err error) {
 	b := binder{args: args, strict: c.strict}
 	if err := s.bind(&b, true); err != nil {
 		return 0, 0, err
@@ -674,11 +739,19 @@ func (c *SQLiteConn) groupStep(s *SQLiteStmt, args []driver.NamedValue, savepoin
 			return 0, 0, err
 		}
 	}
-	rc := cExec(s.h, 0)
+	var rc int
+	if u != nil && u.rows {
+		rc = c.groupRows(s, u)
+	} else {
+		rc = cExec(s.h, 0)
+	}
 	if rc == sqliteOK && savepoint && cDeferredFKs(c.h) {
 		rc = sqliteConstraintForeignKey
 	}
 	if rc != sqliteOK {
+		if u != nil {
+			u.out = nil
+		}
 		if rc == sqliteConstraintForeignKey && savepoint {
 			err = Error{Code: ErrConstraint, ExtendedCode: ErrConstraintForeignKey, err: "FOREIGN KEY constraint failed", offset: -1}
 		} else {
@@ -698,6 +771,34 @@ func (c *SQLiteConn) groupStep(s *SQLiteStmt, args []driver.NamedValue, savepoin
 		}
 	}
 	return id, changes, nil
+}
+
+// groupRows runs s, bound, to its end, keeping its rows' values in u as
+// Next would hand them out, and their column names; it returns SQLite's
+// result code, sqliteOK once the statement is done.
+func (c *SQLiteConn) groupRows(s *SQLiteStmt, u *groupUnit) int {
+	rc := cQuery(s.h, 0, false)
+	s.syncShape()
+	r := SQLiteRows{s: s}
+	for rc == sqliteRow {
+		s.run = rowCursor{cur: s.cols}
+		row := make([]driver.Value, len(s.cols))
+		r.decode(row)
+		u.out = append(u.out, row)
+		rc = cStep(s.h, 0)
+	}
+	if rc != sqliteDone {
+		return rc
+	}
+	if s.names == nil {
+		names, rc := cColumnNames(s.h)
+		if rc != sqliteOK {
+			return rc
+		}
+		s.names = names
+	}
+	u.names = s.names
+	return sqliteOK
 }
 
 // groupLost is the error of a write whose group's transaction did not

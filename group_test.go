@@ -114,9 +114,10 @@ func holdTurn(t *testing.T, db *sql.DB) *sql.Tx {
 	return hold
 }
 
-// Many writers: every write is in the database when its Exec returns (a
-// connection of another pool reads it at once), each result's LastInsertId
-// is its own row's, and writes did share commits.
+// Many writers: every write is in the database when its Exec returns, or
+// its Query of INSERT ... RETURNING (a connection of another pool reads it
+// at once), each result's LastInsertId and each returned id is its own
+// row's, and writes did share commits.
 func TestGroupCommitAcknowledgesAfterCommit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.db")
 	db := openGrouped(t, path, "")
@@ -131,6 +132,11 @@ func TestGroupCommitAcknowledgesAfterCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ins.Close()
+	insID, err := db.Prepare("INSERT INTO t(who, n) VALUES (?, ?) RETURNING id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer insID.Close()
 	g0, u0 := groupCounts()
 	st0, err := Stats(context.Background(), db)
 	if err != nil {
@@ -146,20 +152,28 @@ func TestGroupCommitAcknowledgesAfterCommit(t *testing.T) {
 			who := fmt.Sprint("w", w)
 			for n := 0; n < each; n++ {
 				var res sql.Result
+				var id int64
 				var err error
-				if w%2 == 0 {
+				switch w % 4 {
+				case 0:
 					res, err = ins.Exec(who, n)
-				} else {
+				case 1:
 					res, err = db.Exec("INSERT INTO t(who, n) VALUES (?, ?)", who, n)
+				case 2:
+					err = insID.QueryRow(who, n).Scan(&id)
+				case 3:
+					err = db.QueryRow("INSERT INTO t(who, n) VALUES (?, ?) RETURNING id", who, n).Scan(&id)
 				}
 				if err != nil {
 					errs <- err
 					return
 				}
-				id, _ := res.LastInsertId()
-				if k, _ := res.RowsAffected(); k != 1 {
-					errs <- fmt.Errorf("%s %d: RowsAffected %d", who, n, k)
-					return
+				if res != nil {
+					id, _ = res.LastInsertId()
+					if k, _ := res.RowsAffected(); k != 1 {
+						errs <- fmt.Errorf("%s %d: RowsAffected %d", who, n, k)
+						return
+					}
 				}
 				var gotWho string
 				var gotN int
@@ -194,6 +208,99 @@ func TestGroupCommitAcknowledgesAfterCommit(t *testing.T) {
 	}
 	if st1.GroupCommits-st0.GroupCommits != g1-g0 || st1.GroupedWrites-st0.GroupedWrites != u1-u0 {
 		t.Errorf("FileStats counted %d groups of %d writes, want %d of %d", st1.GroupCommits-st0.GroupCommits, st1.GroupedWrites-st0.GroupedWrites, g1-g0, u1-u0)
+	}
+}
+
+// A write read through Query (INSERT ... RETURNING, UPDATE ... RETURNING),
+// through a connection or a prepared statement, joins a group too: its rows
+// are its own, converted as without the switch (a DATETIME column gives a
+// time.Time), and handed out only once the group has committed (another
+// pool reads them when Query returns); a failure is its own.
+func TestGroupCommitQueryReturning(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.db")
+	db := openGrouped(t, path, "")
+	testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT UNIQUE, at DATETIME, n INT)")
+	testMustExec(t, db, "INSERT INTO t(v, at, n) VALUES ('x1', '2026-12-04 10:00:00', 1), ('x2', '2026-12-04 11:00:00', 1)")
+	readers, err := sql.Open("sqlite3", path+"?_journal_mode=WAL&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer readers.Close()
+	ins, err := db.Prepare("INSERT INTO t(v, at, n) VALUES (?, ?, 0) RETURNING id, v, at")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ins.Close()
+	at := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+
+	type row struct {
+		id int64
+		v  string
+		at time.Time
+	}
+	var got [5][]row
+	var cols [5][]string
+	var seen [5]int // rows another pool reads when Query has returned
+	run := func(i int, q func() (*sql.Rows, error), see string) func() error {
+		return func() error {
+			rows, err := q()
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			if err := readers.QueryRow("SELECT count(*) FROM t WHERE " + see).Scan(&seen[i]); err != nil {
+				return err
+			}
+			cols[i], _ = rows.Columns()
+			for rows.Next() {
+				var r row
+				dest := []any{&r.id, &r.v, &r.at}
+				if err := rows.Scan(dest[:len(cols[i])]...); err != nil {
+					return err
+				}
+				got[i] = append(got[i], r)
+			}
+			return rows.Err()
+		}
+	}
+	g0, u0 := groupCounts()
+	errs := grouped(t, db,
+		run(0, func() (*sql.Rows, error) {
+			return db.Query("INSERT INTO t(v, at, n) VALUES (?, ?, 0) RETURNING id, v, at", "a", at)
+		}, "v = 'a'"),
+		run(1, func() (*sql.Rows, error) { return ins.Query("b", at) }, "v = 'b'"),
+		run(2, func() (*sql.Rows, error) {
+			return db.Query("INSERT INTO t(v, at, n) VALUES ('x1', ?, 0) RETURNING id", at)
+		}, "v = 'x1' AND n = 0"),
+		run(3, func() (*sql.Rows, error) {
+			return db.Query("UPDATE t SET n = n + 1 WHERE v LIKE 'x%' RETURNING id, v")
+		}, "v LIKE 'x%' AND n = 2"),
+		run(4, func() (*sql.Rows, error) { return db.Query("DELETE FROM t WHERE v = 'nobody' RETURNING id") }, "v = 'nobody'"),
+	)
+	for i, v := range []string{"a", "b"} {
+		if errs[i] != nil || len(got[i]) != 1 || got[i][0].v != v || !got[i][0].at.Equal(at) || got[i][0].id <= 2 || seen[i] != 1 {
+			t.Errorf("INSERT %s ... RETURNING: rows %v (%v), %d seen by another pool at Query's return; want one row %s at %v, seen", v, got[i], errs[i], seen[i], v, at)
+		}
+		if want := []string{"id", "v", "at"}; fmt.Sprint(cols[i]) != fmt.Sprint(want) {
+			t.Errorf("INSERT %s ... RETURNING: columns %v, want %v", v, cols[i], want)
+		}
+	}
+	var e Error
+	if !errors.As(errs[2], &e) || e.ExtendedCode != ErrConstraintUnique || len(got[2]) != 0 {
+		t.Errorf("the duplicate: rows %v, error %v; want a UNIQUE constraint error", got[2], errs[2])
+	}
+	if errs[3] != nil || len(got[3]) != 2 || seen[3] != 2 {
+		t.Errorf("UPDATE ... RETURNING: rows %v (%v), %d seen at Query's return; want x1 and x2, both seen", got[3], errs[3], seen[3])
+	}
+	if errs[4] != nil || len(got[4]) != 0 {
+		t.Errorf("DELETE of nothing ... RETURNING: rows %v (%v), want none", got[4], errs[4])
+	}
+	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 6 {
+		t.Errorf("%d groups of %d writes, want 1 of 6 (the transaction that held the turn, and the 5 behind it)", g1-g0, u1-u0)
+	}
+	var n int
+	if err := readers.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 4 {
+		t.Errorf("%d rows (%v), want 4", n, err)
 	}
 }
 

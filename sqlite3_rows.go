@@ -19,7 +19,31 @@ type SQLiteRows struct {
 	pending bool  // the first row was stepped by the query call
 	done    bool
 	closed  bool
-	err     error // why the rows ended early
+	err     error       // why the rows ended early
+	buf     *rowsBuffer // the rows of a write run in a group, read there to the end (group.go)
+}
+
+// rowsBuffer holds the rows of a write that ran in a group of writes
+// (queryGrouped): read there to the end as Next converts them, and handed
+// out once the group has committed.
+type rowsBuffer struct {
+	rows  [][]driver.Value
+	names []string // the columns, as the group's connection prepared the statement; nil: the rows' statement's
+	i     int      // the current row
+}
+
+// bufferedRows returns rows that hand out vals, the rows of s's write read
+// in a group (names: their columns, when another connection ran it). No C
+// call is left to make but the reset at Close.
+func (s *SQLiteStmt) bufferedRows(w watch, vals [][]driver.Value, names []string) *SQLiteRows {
+	w.done()
+	s.run = rowCursor{}
+	r := &SQLiteRows{s: s, w: w, done: len(vals) == 0, buf: &rowsBuffer{rows: vals, names: names, i: -1}}
+	s.rows = r
+	if s.own == nil {
+		s.track() // as query: a statement the rows keep
+	}
+	return r
 }
 
 // rowCursor is where the current row of a statement's run is: the
@@ -59,6 +83,9 @@ var (
 
 // Columns returns the column names (sqlite3_column_name), read once per statement.
 func (r *SQLiteRows) Columns() []string {
+	if r.buf != nil && r.buf.names != nil {
+		return r.buf.names
+	}
 	s := r.s
 	if s.names == nil {
 		defer s.c.core.unlock(s.c.core.lock())
@@ -81,6 +108,10 @@ func (r *SQLiteRows) Next(dest []driver.Value) error {
 	if err := r.step(); err != nil {
 		return err
 	}
+	if b := r.buf; b != nil {
+		copy(dest, b.rows[b.i])
+		return nil
+	}
 	r.decode(dest)
 	return nil
 }
@@ -94,6 +125,14 @@ func (r *SQLiteRows) step() error {
 			return r.err
 		}
 		return io.EOF
+	}
+	if b := r.buf; b != nil {
+		if b.i+1 >= len(b.rows) {
+			r.done = true
+			return io.EOF
+		}
+		b.i++
+		return nil
 	}
 	s := r.s
 	k := &s.run
@@ -225,7 +264,7 @@ func (r *SQLiteRows) Close() error {
 		return nil
 	}
 	k := &s.run
-	if halted := r.done && r.err == nil || k.nb > 0 && k.brc == sqliteDone; !halted || stmtKeepsBound(s.h) {
+	if halted := r.buf != nil || r.done && r.err == nil || k.nb > 0 && k.brc == sqliteDone; !halted || stmtKeepsBound(s.h) {
 		// A statement that ran to its end (SQLITE_DONE, handed out or still
 		// ahead of the rows, after a batch or the last row of a lookup) has
 		// already released its locks (and committed, in autocommit mode);

@@ -30,6 +30,13 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 	if r.done || r.closed || r.s.closed || r.s.c.closed.Load() {
 		return driverError("no current row to scan")
 	}
+	if b := r.buf; b != nil {
+		// A grouped write's rows (group.go), already converted as Next does.
+		if b.i < 0 || i < 0 || i >= len(b.rows[b.i]) {
+			return driverError("column index " + itoa(i) + " out of range")
+		}
+		return sql.ConvertAssign(scanCtx, dest, b.rows[b.i][i])
+	}
 	s := r.s
 	if i < 0 || i >= len(s.cols) {
 		return driverError("column index " + itoa(i) + " out of range")

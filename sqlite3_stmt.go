@@ -267,6 +267,13 @@ func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue)
 	if err != nil {
 		return nil, err
 	}
+	if stmtGroupable(s.h) && s.c.grouping() {
+		query := s.cacheKey
+		if query == "" {
+			query = cStmtSQL(s.h)
+		}
+		return s.c.queryGrouped(w, s, query, args) // group.go
+	}
 	b := binder{args: args, strict: s.c.strict}
 	if err := s.bind(&b, true); err != nil {
 		w.done()
@@ -348,6 +355,11 @@ func (s *SQLiteStmt) query(w watch) (driver.Rows, error) {
 		w.done()
 		return nil, err
 	}
+	return s.queryRun(w)
+}
+
+// queryRun is query once the turn is settled.
+func (s *SQLiteStmt) queryRun(w watch) (driver.Rows, error) {
 	// The bridge steps past a last row (a lookup by key) only where ending
 	// the read transaction at once, rather than at Close, cannot cost
 	// anything: in memory, or on a file no other connection of the process
@@ -524,6 +536,14 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 			return nil, driverError("query has no SQL statement")
 		}
 		last := tail >= len(query) // the bridge skips trailing comments and semicolons
+		if off == 0 && last && stmtGroupable(s.h) && c.grouping() {
+			s.releaseOnRowsClose = true
+			rows, err := c.queryGrouped(w, s, query, args) // group.go
+			if err != nil {
+				c.release(s)
+			}
+			return rows, err
+		}
 		if err := s.bind(&b, last); err != nil {
 			c.release(s)
 			w.done()
