@@ -896,3 +896,49 @@ func TestGroupCommitHostedRefusesTxControl(t *testing.T) {
 		t.Errorf("rows %q (%v), want a,b", vs, err)
 	}
 }
+
+// At _sync=FULL in WAL mode a group's COMMIT leaves the WAL's sync for
+// after the turn has passed on, and makes it before anyone is told: each
+// group does so, so the sync taken off one commit is put back for the
+// next. NORMAL has no such sync, and a rollback journal's commit syncs
+// stay where they are.
+func TestGroupCommitSyncAfterTurn(t *testing.T) {
+	for _, c := range []struct {
+		name, journal, sync string
+		level               int
+		want                int64
+	}{
+		{"wal-full", "WAL", "FULL", 2, 2},
+		{"wal-extra", "WAL", "EXTRA", 3, 2},
+		{"wal-normal", "WAL", "NORMAL", 1, 0},
+		{"delete-full", "DELETE", "FULL", 2, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dsn := strings.Replace(groupDSN, "_journal_mode=WAL", "_journal_mode="+c.journal, 1) + "&_sync=" + c.sync
+			db, err := sql.Open("sqlite3", filepath.Join(t.TempDir(), "g.db")+dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			testMustExec(t, db, "CREATE TABLE t(v INT)")
+			ins := func(v int) func() error {
+				return func() error { _, err := db.Exec("INSERT INTO t VALUES (?)", v); return err }
+			}
+			s0 := groupStats.syncsAfterTurn.Load()
+			for round := 0; round < 2; round++ {
+				for i, err := range grouped(t, db, ins(1), ins(2), ins(3)) {
+					if err != nil {
+						t.Fatalf("round %d, write %d: %v", round, i, err)
+					}
+				}
+			}
+			if got := groupStats.syncsAfterTurn.Load() - s0; got != c.want {
+				t.Errorf("%d commits synced the WAL after the turn, want %d", got, c.want)
+			}
+			var n, sync int
+			if err := db.QueryRow("SELECT count(*), (SELECT synchronous FROM pragma_synchronous) FROM t").Scan(&n, &sync); err != nil || n != 6 || sync != c.level {
+				t.Errorf("%d rows, synchronous=%d (%v), want 6 rows and %d", n, sync, err, c.level)
+			}
+		})
+	}
+}
