@@ -319,19 +319,6 @@ func cStmtSQL(s stmtHandle) string { return C.GoString(C.sqlite3_sql(s.stmt)) }
 // connection that may hand its write to a group, else -1.
 func cGroupTurn(h connHandle) int { return int(C.bridge_group_turn(h)) }
 
-// cWALDeferSync calls bridge_wal_defer_sync: whether the next COMMIT goes
-// without its WAL sync, which cWALSync then makes.
-func cWALDeferSync(h connHandle) bool { return C.bridge_wal_defer_sync(h) != 0 }
-
-// cWALSync calls bridge_wal_sync.
-func cWALSync(h connHandle, sync bool) int {
-	var s C.int
-	if sync {
-		s = 1
-	}
-	return int(C.bridge_wal_sync(h, s))
-}
-
 // cGroupClean calls bridge_group_clean.
 func cGroupClean(h connHandle) bool { return C.bridge_group_clean(h) != 0 }
 

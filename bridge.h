@@ -166,7 +166,6 @@ struct bridge_conn {
   int waited;          /* the busy handler was called during the last step: a BUSY
                        ** that follows none is SQLite refusing to wait (an upgrade) */
   sqlite3_int64 wait_until; /* when non-zero, busy waits end by then (bridge_share_now's clock) */
-  int deferred_sync;   /* the WAL commit sync flags bridge_wal_defer_sync took, 0: none */
   int unlock_waiting;  /* 1 while waiting for another connection's shared-cache
                        ** lock (sqlite_unlock_notify tag; always 0 without it),
                        ** stored atomically: tests read it while the wait runs */
@@ -407,13 +406,6 @@ int bridge_group_turn(bridge_conn *c);
 ** constraint) in the open transaction. */
 int bridge_foreign_keys(bridge_conn *c);
 int bridge_deferred_fks(bridge_conn *c);
-
-/* A group's COMMIT without the WAL sync that synchronous=FULL adds to each
-** commit, made afterwards by bridge_wal_sync, out of the write lock: 1 when
-** it was taken off (WAL mode, a commit sync to take, the WAL written
-** power-safe), else 0. bridge_wal_sync(c, 0) only puts it back. */
-int bridge_wal_defer_sync(bridge_conn *c);
-int bridge_wal_sync(bridge_conn *c, int sync);
 
 /* Counts a wait for the write turn in Go that got it after ns, in the
 ** file's stats (one that ran out is counted by the busy handler). */

@@ -24,51 +24,6 @@ int bridge_deferred_fks(bridge_conn *c) {
   return cur != 0;
 }
 
-/* At synchronous=FULL (or EXTRA) in WAL mode, the one sync a commit makes
-** beyond NORMAL's is the WAL's, just after the commit frame is written and
-** while the write lock is held: the next writer cannot start until the disk
-** has answered. A group commits without it and makes the same sync once the
-** write turn has passed to the next writer, before it acknowledges any
-** write (group.go): the same frames are on disk before anyone hears of
-** them, and the next group runs meanwhile. Frames a later writer appends
-** are synced by its own commit; a checkpoint syncs the WAL before it copies
-** frames (CKPT_SYNC_FLAGS, unchanged). Only where the WAL is written
-** power-safe: otherwise FULL pads a commit to a sector boundary, which only
-** its own sync makes safe. */
-int bridge_wal_defer_sync(bridge_conn *c) {
-#ifdef BRIDGE_UNITY
-  Pager *p;
-  if (c->deferred_sync || !c->db->aDb[0].pBt) return 0;
-  p = sqlite3BtreePager(c->db->aDb[0].pBt);
-  if (!p->pWal || p->pWal->padToSectorBoundary || !WAL_SYNC_FLAGS(p->walSyncFlags)) return 0;
-  c->deferred_sync = WAL_SYNC_FLAGS(p->walSyncFlags);
-  p->walSyncFlags &= ~0x03;
-  return 1;
-#else
-  (void)c;
-  return 0;
-#endif
-}
-
-/* Puts back the commit sync bridge_wal_defer_sync took and, with sync,
-** syncs the WAL as that commit would have. */
-int bridge_wal_sync(bridge_conn *c, int sync) {
-#ifdef BRIDGE_UNITY
-  int flags = c->deferred_sync;
-  Pager *p;
-  if (!flags) return SQLITE_OK;
-  c->deferred_sync = 0;
-  p = sqlite3BtreePager(c->db->aDb[0].pBt);
-  p->walSyncFlags |= flags;
-  if (!sync || !p->pWal) return SQLITE_OK;
-  return sqlite3OsSync(p->pWal->pWalFd, flags);
-#else
-  (void)c;
-  (void)sync;
-  return SQLITE_OK;
-#endif
-}
-
 /* Whether the connection may hand a write to another connection's group
 ** (group.go): outside any transaction, and clean (bridge_group_clean). */
 int bridge_group_ready(bridge_conn *c) {

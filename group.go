@@ -303,48 +303,18 @@ func (c *SQLiteConn) runGroup(s *SQLiteStmt, args []driver.NamedValue, size int,
 	own.err = err
 	lost := c.drain(g)
 	if lost == nil {
-		_, lost = c.commitGroup()
+		if err := c.execOne("COMMIT"); err != nil {
+			if !cAutocommit(k.h) {
+				_ = c.execOne("ROLLBACK")
+			}
+			lost = groupLost(err, "its group's COMMIT failed")
+		}
 	}
 	g.finish(c, lost)
 	if own.err == nil && lost != nil {
 		own.err = lost
 	}
 	return own.err
-}
-
-// commitGroup commits the group's transaction. It returns COMMIT's own
-// error, and lost: nil, or what every write of the group not yet
-// acknowledged is told. At synchronous=FULL in WAL mode the WAL's sync
-// comes after the COMMIT, once the turn has gone to the next writer, so
-// that the next group runs while this one's sync waits for the disk; no
-// write is acknowledged before it (bridge_wal_defer_sync).
-func (c *SQLiteConn) commitGroup() (err, lost error) {
-	k := c.core
-	deferred := cWALDeferSync(k.h)
-	if err = c.execOne("COMMIT"); err != nil {
-		if deferred {
-			cWALSync(k.h, false)
-		}
-		if !cAutocommit(k.h) {
-			_ = c.execOne("ROLLBACK")
-		}
-		return err, groupLost(err, "its group's COMMIT failed")
-	}
-	if !deferred {
-		return nil, nil
-	}
-	if k.turn {
-		k.endTurn()
-	}
-	if rc := cWALSync(k.h, true); rc != sqliteOK {
-		// The group is in the database (other connections read it), but
-		// what FULL promises of it cannot be said.
-		err = Error{Code: ErrNo(rc & 0xff), ExtendedCode: ErrNoExtended(rc), offset: -1,
-			err: "sqlite3: this write is in the database, but the sync of its WAL failed: it may not survive a power loss (group commit)"}
-		return err, err
-	}
-	groupStats.syncsAfterTurn.Add(1)
-	return nil, nil
 }
 
 // group is a group being run.
@@ -539,7 +509,12 @@ func (c *SQLiteConn) commitHome() error {
 	}
 	var err error
 	if lost == nil {
-		err, lost = c.commitGroup()
+		if err = c.execOne("COMMIT"); err != nil {
+			if !cAutocommit(k.h) {
+				_ = c.execOne("ROLLBACK")
+			}
+			lost = groupLost(err, "its group's COMMIT failed")
+		}
 	}
 	if lost != nil && g.n > 1 {
 		err = lost // its own COMMIT's error when it ran alone, as without the switch
@@ -931,6 +906,5 @@ func lowerASCII(s string) string {
 
 // groupStats counts groups in this process, for the tests and the benchmarks.
 var groupStats struct {
-	groups, units  atomic.Int64
-	syncsAfterTurn atomic.Int64 // commits whose WAL sync came after the turn passed on (commitGroup)
+	groups, units atomic.Int64
 }
