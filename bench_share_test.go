@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -67,13 +69,18 @@ func BenchmarkFileWrite(b *testing.B) {
 // one pool, without and with _group_commit=1 (group.go): Exec is an
 // autocommit INSERT, Tx a BEGIN IMMEDIATE, INSERT, COMMIT. ns/op is per
 // write, all writers together: with one writer it is the lone writer's cost
-// of the switch.
+// of the switch. The writers=16-full cases run at _sync=FULL, where each
+// commit waits for an fsync (the others at the driver's NORMAL).
 func BenchmarkGroupCommit(b *testing.B) {
-	for _, writers := range []int{1, 16} {
+	for _, writers := range []string{"1", "16", "16-full"} {
 		for _, kind := range []string{"Exec", "Tx"} {
 			for _, group := range []int{0, 1} {
-				b.Run(fmt.Sprintf("%s/writers=%d/group=%d", kind, writers, group), func(b *testing.B) {
+				b.Run(fmt.Sprintf("%s/writers=%s/group=%d", kind, writers, group), func(b *testing.B) {
 					dsn := filepath.Join(b.TempDir(), "w.db") + "?_journal_mode=WAL&_txlock=immediate&_busy_timeout=10000"
+					if strings.HasSuffix(writers, "-full") {
+						dsn += "&_sync=FULL"
+					}
+					writers, _ := strconv.Atoi(strings.TrimSuffix(writers, "-full"))
 					if group == 1 {
 						dsn += "&_group_commit=1"
 					}
