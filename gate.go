@@ -62,6 +62,10 @@ type writeGate struct {
 	waiters []*gateWaiter // in arrival order; nil entries left the queue
 
 	contended atomic.Int64 // when a groupable write last had to queue (UnixNano; group.go)
+	// The last group's size and how long its COMMIT took (ns), for the
+	// next group's wait for more writes (group.go, waitForMore).
+	lastGroup  atomic.Int32
+	lastCommit atomic.Int64
 }
 
 // gateWaiter is one goroutine waiting for the turn: ch is closed when the
