@@ -319,6 +319,12 @@ func cStmtSQL(s stmtHandle) string { return C.GoString(C.sqlite3_sql(s.stmt)) }
 // connection that may hand its write to a group, else -1.
 func cGroupTurn(h connHandle) int { return int(C.bridge_group_turn(h)) }
 
+// cBusyTimeout calls bridge_busy_timeout (ms).
+func cBusyTimeout(h connHandle) int { return int(C.bridge_busy_timeout(h)) }
+
+// cStmtsBusy calls bridge_stmts_busy.
+func cStmtsBusy(h connHandle) bool { return C.bridge_stmts_busy(h) != 0 }
+
 // cGroupClean calls bridge_group_clean.
 func cGroupClean(h connHandle) bool { return C.bridge_group_clean(h) != 0 }
 

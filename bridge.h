@@ -407,6 +407,11 @@ int bridge_group_turn(bridge_conn *c);
 int bridge_foreign_keys(bridge_conn *c);
 int bridge_deferred_fks(bridge_conn *c);
 
+/* The driver's busy timeout on c in ms (0: none); whether a statement of c
+** has been stepped and not yet halted or reset. */
+int bridge_busy_timeout(bridge_conn *c);
+int bridge_stmts_busy(bridge_conn *c);
+
 /* Counts a wait for the write turn in Go that got it after ns, in the
 ** file's stats (one that ran out is counted by the busy handler). */
 void bridge_share_turn_counted(bridge_conn *c, int64_t ns);

@@ -24,6 +24,20 @@ int bridge_deferred_fks(bridge_conn *c) {
   return cur != 0;
 }
 
+/* The driver's busy timeout on c (ms), 0 without its handler: how long a
+** group waits for a transaction it hosts to do something (group.go). */
+int bridge_busy_timeout(bridge_conn *c) { return c->busy ? c->busy->timeout_ms : 0; }
+
+/* Whether a statement of c has been stepped and not yet halted or reset: a
+** hosted transaction with rows open is not idle, and its savepoint is not
+** rolled back under them. */
+int bridge_stmts_busy(bridge_conn *c) {
+  sqlite3_stmt *st = 0;
+  while ((st = sqlite3_next_stmt(c->db, st)) != 0)
+    if (sqlite3_stmt_busy(st)) return 1;
+  return 0;
+}
+
 /* Whether the connection may hand a write to another connection's group
 ** (group.go): outside any transaction, and clean (bridge_group_clean). */
 int bridge_group_ready(bridge_conn *c) {

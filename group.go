@@ -55,7 +55,8 @@ import (
 // whose busy handler is the driver's. A transaction that finds the turn
 // taken runs in the holder's group, in a savepoint there: the holder lends
 // its connection (its exclusion let go) until the transaction's Commit or
-// Rollback, and the transaction's statements are forwarded to it (hostOf).
+// Rollback, and the transaction's statements are forwarded to it (hostOf);
+// left idle longer than the busy timeout, it is rolled back (waitHosted).
 // One that gets the turn runs the writes queued behind it at its Commit. A
 // connection joins only groups of connections opened by the same driver
 // with the same DSN, and leaves grouping for good once it holds what would
@@ -107,7 +108,16 @@ type groupUnit struct {
 	ended     chan struct{}
 	host      *SQLiteConn
 	committed bool
+	used      atomic.Int64 // when the transaction last began or ended a call on the host (UnixNano)
 }
+
+// touch notes that the hosted transaction u is doing something.
+func (u *groupUnit) touch() { u.used.Store(time.Now().UnixNano()) }
+
+// errHostedIdle is what a hosted transaction hears once its host has
+// rolled it back for being idle while the group's other writes waited.
+var errHostedIdle = Error{Code: ErrAbort, ExtendedCode: ErrAbortRollback, offset: -1,
+	err: "sqlite3: this transaction was rolled back: it stayed idle longer than the busy timeout while the writes of its group (_group_commit=1) waited for it to end"}
 
 func newUnit(sig groupSig, ctx context.Context) *groupUnit {
 	if ctx == nil {
@@ -456,12 +466,21 @@ func (c *SQLiteConn) host(g *group, u *groupUnit) error {
 	wasInTx := c.inTx
 	c.inTx, c.txLost, c.txLostBy = true, false, nil // errorFor notes a rollback by SQLite, and why
 	u.host = c
+	c.hosting = u
+	u.touch()
+	limit := time.Duration(cBusyTimeout(k.h)) * time.Millisecond
 	close(u.started)
 	k.mu.Unlock()
-	<-u.ended
-	k.mu.Lock()
+	idle := c.waitHosted(u, limit)
+	c.hosting = nil
 	lost, by := c.txLost || cAutocommit(k.h), c.txLostBy
 	c.inTx, c.txLost, c.txLostBy = wasInTx, false, nil
+	if idle && !lost {
+		// Rolled back (waitHosted): the group goes on without it.
+		u.err = errHostedIdle
+		close(u.done)
+		return nil
+	}
 	if lost {
 		if by == nil {
 			by = driverError("SQLite rolled back the transaction in one of its transactions")
@@ -479,6 +498,87 @@ func (c *SQLiteConn) host(g *group, u *groupUnit) error {
 		close(u.done)
 	}
 	return nil
+}
+
+// waitHosted waits, with the connection lent, for the transaction it hosts
+// (u) to end, and takes the connection back. A transaction left idle (no
+// call on it begun or ended, no rows of it open) for longer than limit, the
+// busy timeout, which is how long the writes grouped before it would wait for
+// a lock held by another transaction, is rolled back instead: a leaked Tx
+// then costs its own work, as a held lock costs theirs without the switch,
+// not their wait for ever. It reports whether it rolled u back; its later
+// calls get errHostedIdle (hostedCall).
+func (c *SQLiteConn) waitHosted(u *groupUnit, limit time.Duration) bool {
+	k := c.core
+	if limit <= 0 {
+		<-u.ended
+		k.mu.Lock()
+		return false
+	}
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	for {
+		select {
+		case <-u.ended:
+			k.mu.Lock()
+			return false
+		case <-t.C:
+		}
+		k.mu.Lock()
+		select {
+		case <-u.ended:
+			return false
+		default:
+		}
+		idle := time.Since(time.Unix(0, u.used.Load()))
+		if idle >= limit && !cStmtsBusy(k.h) {
+			c.rollbackHosted()
+			return true
+		}
+		k.mu.Unlock()
+		t.Reset(max(limit-idle, limit/8))
+	}
+}
+
+// hostedCall takes h, the host of the transaction u, for one of u's calls:
+// it returns what unlock needs, or errHostedIdle once h has rolled u back
+// (waitHosted), having let go of h again.
+func (h *SQLiteConn) hostedCall(u *groupUnit) (bool, error) {
+	held := h.core.lock()
+	if h.hosting != u {
+		h.core.unlock(held)
+		return false, errHostedIdle
+	}
+	u.touch()
+	return held, nil
+}
+
+// hostedExec runs query, a statement of c's transaction, on h, its host.
+func (c *SQLiteConn) hostedExec(h *SQLiteConn, query string, args []driver.NamedValue) (driver.Result, error) {
+	u := c.txUnit
+	held, err := h.hostedCall(u)
+	if err != nil {
+		return nil, err
+	}
+	defer h.hostedDone(u, held)
+	return h.execContext(context.Background(), query, args)
+}
+
+// hostedQuery runs query, a query of c's transaction, on h, its host.
+func (c *SQLiteConn) hostedQuery(h *SQLiteConn, query string, args []driver.NamedValue) (driver.Rows, error) {
+	u := c.txUnit
+	held, err := h.hostedCall(u)
+	if err != nil {
+		return nil, err
+	}
+	defer h.hostedDone(u, held)
+	return h.queryContext(context.Background(), query, args)
+}
+
+// hostedDone ends a call that hostedCall began.
+func (h *SQLiteConn) hostedDone(u *groupUnit, held bool) {
+	u.touch()
+	h.core.unlock(held)
 }
 
 // finish acknowledges the group's writes run in it, each with its own
@@ -584,9 +684,12 @@ func (c *SQLiteConn) commitHome() error {
 func (c *SQLiteConn) commitHosted() error {
 	h, u := c.txHost, c.txUnit
 	c.txHost, c.txUnit = nil, nil
+	held, err := h.hostedCall(u)
+	if err != nil {
+		close(u.ended)
+		return err
+	}
 	hk := h.core
-	held := hk.lock()
-	var err error
 	switch {
 	case h.txLost || cAutocommit(h.h):
 		err = driverError("cannot commit: the transaction was already rolled back (for example by an interrupted statement or an error)")
@@ -615,12 +718,15 @@ func (c *SQLiteConn) commitHosted() error {
 func (c *SQLiteConn) rollbackTxHosted() {
 	h, u := c.txHost, c.txUnit
 	c.txHost, c.txUnit = nil, nil
-	hk := h.core
-	held := hk.lock()
+	held, err := h.hostedCall(u)
+	if err != nil {
+		close(u.ended) // rolled back already
+		return
+	}
 	if !h.txLost && !cAutocommit(h.h) {
 		h.rollbackHosted()
 	}
-	hk.unlock(held)
+	h.core.unlock(held)
 	close(u.ended)
 }
 

@@ -896,3 +896,113 @@ func TestGroupCommitHostedRefusesTxControl(t *testing.T) {
 		t.Errorf("rows %q (%v), want a,b", vs, err)
 	}
 }
+
+// A transaction hosted in a group and then left idle (a leaked Tx, or one
+// waiting on something slow) longer than the busy timeout is rolled back,
+// and the writes grouped before it commit: they would otherwise wait for
+// ever (those queued behind it fail at the busy timeout, as behind any
+// transaction that holds the lock). Its later calls, its statements and its Commit say so; its
+// Rollback is no error. A hosted transaction that keeps working, slowly,
+// is not rolled back.
+func TestGroupCommitIdleHostedTransaction(t *testing.T) {
+	for _, busy := range []bool{false, true} {
+		name := map[bool]string{false: "idle", true: "slow"}[busy]
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "g.db")
+			db, err := sql.Open("sqlite3", path+strings.Replace(groupDSN, "_busy_timeout=5000", "_busy_timeout=300", 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			testMustExec(t, db, "CREATE TABLE t(v TEXT)")
+			g := gateOf(t, db)
+			hold := holdTurn(t, db)
+			exec := func(v string) chan error {
+				ch := make(chan error, 1)
+				go func() { _, err := db.Exec("INSERT INTO t VALUES (?)", v); ch <- err }()
+				return ch
+			}
+			w1 := exec("w1")
+			waitQueued(t, g, 1)
+			hosted := make(chan *sql.Tx, 1)
+			go func() {
+				tx, err := db.Begin()
+				if err != nil {
+					t.Error(err)
+				}
+				hosted <- tx
+			}()
+			waitQueued(t, g, 2)
+			w2 := exec("w2")
+			waitQueued(t, g, 3)
+			committed := make(chan error, 1)
+			go func() { committed <- hold.Commit() }()
+			tx := <-hosted
+			if tx == nil {
+				t.FailNow()
+			}
+			ins, err := tx.Prepare("INSERT INTO t VALUES (?)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ins.Exec("tx1"); err != nil {
+				t.Fatal(err)
+			}
+			if busy {
+				// Working, slowly: a call every 100 ms for twice the busy timeout.
+				for i := 0; i < 6; i++ {
+					time.Sleep(100 * time.Millisecond)
+					if _, err := tx.Exec("INSERT INTO t VALUES (?)", fmt.Sprint("slow", i)); err != nil {
+						t.Fatalf("call %d of a slow transaction: %v", i, err)
+					}
+				}
+				select {
+				case err := <-committed:
+					t.Fatalf("the group committed (%v) while its transaction was still working", err)
+				default:
+				}
+				if err := tx.Commit(); err != nil {
+					t.Fatalf("the slow transaction's Commit: %v", err)
+				}
+			}
+			select {
+			case err := <-committed:
+				if err != nil {
+					t.Errorf("the group's commit: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the group still waits for its idle transaction")
+			}
+			if err := <-w1; err != nil {
+				t.Errorf("the write grouped before the transaction: %v", err)
+			}
+			// The write queued behind it waited for the turn as long as the
+			// busy timeout allows, as behind any transaction holding the lock.
+			if err := <-w2; err != nil && !errors.Is(err, ErrBusy) {
+				t.Errorf("the write queued behind the transaction: %v, want success or ErrBusy", err)
+			}
+			testMustExec(t, db, "DELETE FROM t WHERE v = 'w2'")
+			want := "slow0,slow1,slow2,slow3,slow4,slow5,tx1,w1"
+			if !busy {
+				want = "w1"
+				var e Error
+				if _, err := tx.Exec("INSERT INTO t VALUES ('tx2')"); !errors.As(err, &e) || e.ExtendedCode != ErrAbortRollback {
+					t.Errorf("a call of the rolled-back transaction: %v, want ErrAbortRollback", err)
+				}
+				if _, err := ins.Exec("tx3"); !errors.As(err, &e) || e.ExtendedCode != ErrAbortRollback {
+					t.Errorf("its statement: %v, want ErrAbortRollback", err)
+				}
+				if err := tx.Commit(); !errors.As(err, &e) || e.ExtendedCode != ErrAbortRollback {
+					t.Errorf("its Commit: %v, want ErrAbortRollback", err)
+				}
+			}
+			var vs string
+			if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != want {
+				t.Errorf("rows %q (%v), want %q", vs, err, want)
+			}
+			if _, err := db.Exec("INSERT INTO t VALUES ('after')"); err != nil {
+				t.Errorf("a write after: %v", err)
+			}
+		})
+	}
+}

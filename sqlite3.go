@@ -193,6 +193,9 @@ type SQLiteConn struct {
 	groupHome bool
 	txHost    *SQLiteConn
 	txUnit    *groupUnit
+	// hosting is the transaction of another connection this one runs in
+	// its group now, lent to it (group.go); under the exclusion.
+	hosting *groupUnit
 
 	// hooks holds the callbacks, open blobs and backups of hooks.go, trace.go,
 	// blob.go and backup.go; nil until one is used.

@@ -28,6 +28,9 @@ type SQLiteStmt struct {
 	// releaseOnRowsClose marks a statement that conn.Query prepared for the
 	// rows it returned.
 	releaseOnRowsClose bool
+	// hostedFor is the transaction it was prepared for when that runs in
+	// this connection's group (group.go): it runs only while it still does.
+	hostedFor *groupUnit
 	// own and cleanup finalize the statement if it is collected while
 	// prepared (lifetime.go); nil for the passing statements of a script.
 	own     *stmtOwner
@@ -101,12 +104,31 @@ func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.S
 		if err != nil {
 			return nil, err
 		}
-		return h.PrepareContext(context.Background(), query)
+		u := c.txUnit
+		held, err := h.hostedCall(u)
+		if err != nil {
+			return nil, err
+		}
+		defer h.hostedDone(u, held)
+		s, err := h.prepareContext(query)
+		if s != nil {
+			s.hostedFor = u // its calls run only while h hosts u (usable)
+		}
+		return s, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	defer c.core.unlock(c.core.lock())
+	s, err := c.prepareContext(query)
+	if err != nil {
+		return nil, err // no typed nil in the interface
+	}
+	return s, nil
+}
+
+// prepareContext is PrepareContext with the connection held.
+func (c *SQLiteConn) prepareContext(query string) (*SQLiteStmt, error) {
 	if c.closed.Load() {
 		return nil, driver.ErrBadConn
 	}
@@ -219,7 +241,7 @@ func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) 
 		if err != nil {
 			return nil, err
 		}
-		return h.ExecContext(context.Background(), query, args)
+		return s.c.hostedExec(h, query, args)
 	}
 	defer s.c.core.unlock(s.c.core.lock())
 	if err := s.usable(); err != nil {
@@ -257,7 +279,7 @@ func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue)
 		if err != nil {
 			return nil, err
 		}
-		return h.QueryContext(context.Background(), query, args)
+		return s.c.hostedQuery(h, query, args)
 	}
 	defer s.c.core.unlock(s.c.core.lock())
 	if err := s.usable(); err != nil {
@@ -297,6 +319,14 @@ func (s *SQLiteStmt) text() (string, error) {
 func (s *SQLiteStmt) usable() error {
 	if s.closed {
 		return driverError("statement is closed")
+	}
+	if u := s.hostedFor; u != nil {
+		// Prepared for a transaction that runs in this connection's group
+		// (group.go): only while it still does.
+		if s.c.hosting != u {
+			return errHostedIdle
+		}
+		u.touch()
 	}
 	if err := s.c.usable(); err != nil {
 		return err
@@ -409,7 +439,7 @@ func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []drive
 		if err != nil {
 			return nil, err
 		}
-		return h.ExecContext(context.Background(), query, args)
+		return c.hostedExec(h, query, args)
 	}
 	defer c.core.unlock(c.core.lock())
 	return c.execContext(ctx, query, args)
@@ -502,9 +532,14 @@ func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driv
 		if err != nil {
 			return nil, err
 		}
-		return h.QueryContext(context.Background(), query, args)
+		return c.hostedQuery(h, query, args)
 	}
 	defer c.core.unlock(c.core.lock())
+	return c.queryContext(ctx, query, args)
+}
+
+// queryContext is QueryContext with the connection held.
+func (c *SQLiteConn) queryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	if err := c.usable(); err != nil {
 		return nil, err
 	}
