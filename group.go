@@ -366,6 +366,11 @@ func (g *group) full() bool {
 func (c *SQLiteConn) drain(g *group) error {
 	k := c.core
 	for !g.full() {
+		if c.ungrouped.Load() {
+			// A transaction it hosted set a PRAGMA here (noteQuery): the
+			// writes still waiting would run with it.
+			return nil
+		}
 		if !cGroupClean(k.h) {
 			// A transaction it ran left something in TEMP: the next
 			// writes would meet it here and not on their own connection.

@@ -1006,3 +1006,55 @@ func TestGroupCommitIdleHostedTransaction(t *testing.T) {
 		})
 	}
 }
+
+// A PRAGMA set by a transaction that runs in another connection's group
+// runs there, and that connection leaves grouping: the group ends with the
+// transaction, and the write queued behind it runs in no group of that
+// connection.
+func TestGroupCommitHostedPragmaEndsTheGroup(t *testing.T) {
+	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
+	testMustExec(t, db, "CREATE TABLE t(v TEXT)")
+	g := gateOf(t, db)
+	hold := holdTurn(t, db)
+	hosted := make(chan *sql.Tx, 1)
+	go func() {
+		tx, err := db.Begin()
+		if err != nil {
+			t.Error(err)
+		}
+		hosted <- tx
+	}()
+	waitQueued(t, g, 1)
+	w := make(chan error, 1)
+	go func() { _, err := db.Exec("INSERT INTO t VALUES ('w')"); w <- err }()
+	waitQueued(t, g, 2)
+	g0, u0 := groupCounts()
+	committed := make(chan error, 1)
+	go func() { committed <- hold.Commit() }()
+	tx := <-hosted
+	if tx == nil {
+		t.FailNow()
+	}
+	if _, err := tx.Exec("PRAGMA cache_size = -4321"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("INSERT INTO t VALUES ('tx')"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-committed; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-w; err != nil {
+		t.Fatal(err)
+	}
+	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 2 {
+		t.Errorf("%d groups of %d writes, want the transaction's group to end with it (2 writes)", g1-g0, u1-u0)
+	}
+	var vs string
+	if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != "tx,w" {
+		t.Errorf("rows %q (%v), want tx,w", vs, err)
+	}
+}
