@@ -33,6 +33,18 @@ func openGrouped(t *testing.T, path, extra string) *sql.DB {
 	return db
 }
 
+// openReaders opens a pool on path without the switch, to look at what the
+// grouped pool's writes left in the file.
+func openReaders(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite3", path+"?_journal_mode=WAL&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // gateOf returns the write turn of db's file.
 func gateOf(t *testing.T, db *sql.DB) *writeGate {
 	t.Helper()
@@ -122,11 +134,7 @@ func TestGroupCommitAcknowledgesAfterCommit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.db")
 	db := openGrouped(t, path, "")
 	testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, who TEXT, n INT)")
-	readers, err := sql.Open("sqlite3", path+"?_journal_mode=WAL&_busy_timeout=5000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer readers.Close()
+	readers := openReaders(t, path)
 	ins, err := db.Prepare("INSERT INTO t(who, n) VALUES (?, ?)")
 	if err != nil {
 		t.Fatal(err)
@@ -221,11 +229,7 @@ func TestGroupCommitQueryReturning(t *testing.T) {
 	db := openGrouped(t, path, "")
 	testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT UNIQUE, at DATETIME, n INT)")
 	testMustExec(t, db, "INSERT INTO t(v, at, n) VALUES ('x1', '2026-12-04 10:00:00', 1), ('x2', '2026-12-04 11:00:00', 1)")
-	readers, err := sql.Open("sqlite3", path+"?_journal_mode=WAL&_busy_timeout=5000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer readers.Close()
+	readers := openReaders(t, path)
 	ins, err := db.Prepare("INSERT INTO t(v, at, n) VALUES (?, ?, 0) RETURNING id, v, at")
 	if err != nil {
 		t.Fatal(err)
