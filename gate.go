@@ -243,7 +243,14 @@ func (g *writeGate) gather(sig groupSig) bool {
 	if now.UnixNano()-g.contended.Load() > int64(gatherAfter) {
 		return false
 	}
-	for i := 0; i < 4 && time.Since(now) < gatherFor; i++ {
+	return g.yieldForUnit(sig, now.Add(gatherFor), 4)
+}
+
+// yieldForUnit yields to the writers on their way to the queue, at most
+// tries times and until until, and reports whether a write that may join a
+// group of sig's now waits first.
+func (g *writeGate) yieldForUnit(sig groupSig, until time.Time, tries int) bool {
+	for i := 0; i < tries && time.Now().Before(until); i++ {
 		runtime.Gosched()
 		if g.unitNext(sig) {
 			return true

@@ -5,7 +5,7 @@ package sqlite3
 import (
 	"context"
 	"database/sql/driver"
-	"runtime"
+	"math"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -437,13 +437,7 @@ func (c *SQLiteConn) waitForMore(g *group) bool {
 	if g.waitFrom.IsZero() {
 		g.waitFrom = time.Now()
 	}
-	for time.Since(g.waitFrom) < min(limit, groupMaxWait) {
-		runtime.Gosched()
-		if gt.unitNext(sig) {
-			return true
-		}
-	}
-	return false
+	return gt.yieldForUnit(sig, g.waitFrom.Add(min(limit, groupMaxWait)), math.MaxInt)
 }
 
 // A group waits for more writes only when the last COMMIT took over twice
@@ -558,26 +552,39 @@ func (h *SQLiteConn) hostedCall(u *groupUnit) (bool, error) {
 	return held, nil
 }
 
-// hostedExec runs query, a statement of c's transaction, on h, its host.
-func (c *SQLiteConn) hostedExec(h *SQLiteConn, query string, args []driver.NamedValue) (driver.Result, error) {
+// onHost runs f, a call of c's transaction, on h, its host, under
+// hostedCall's check that h still hosts it.
+func onHost[T any](c, h *SQLiteConn, f func() (T, error)) (T, error) {
 	u := c.txUnit
 	held, err := h.hostedCall(u)
 	if err != nil {
-		return nil, err
+		var none T
+		return none, err
 	}
 	defer h.hostedDone(u, held)
-	return h.execContext(context.Background(), query, args)
+	return f()
+}
+
+// hostedExec runs query, a statement of c's transaction, on h, its host.
+func (c *SQLiteConn) hostedExec(h *SQLiteConn, query string, args []driver.NamedValue) (driver.Result, error) {
+	return onHost(c, h, func() (driver.Result, error) { return h.execContext(context.Background(), query, args) })
 }
 
 // hostedQuery runs query, a query of c's transaction, on h, its host.
 func (c *SQLiteConn) hostedQuery(h *SQLiteConn, query string, args []driver.NamedValue) (driver.Rows, error) {
-	u := c.txUnit
-	held, err := h.hostedCall(u)
-	if err != nil {
-		return nil, err
-	}
-	defer h.hostedDone(u, held)
-	return h.queryContext(context.Background(), query, args)
+	return onHost(c, h, func() (driver.Rows, error) { return h.queryContext(context.Background(), query, args) })
+}
+
+// hostedPrepare prepares query for c's transaction on h, its host: the
+// statement runs only while h still hosts the transaction (usable).
+func (c *SQLiteConn) hostedPrepare(h *SQLiteConn, query string) (*SQLiteStmt, error) {
+	return onHost(c, h, func() (*SQLiteStmt, error) {
+		s, err := h.prepareContext(query)
+		if s != nil {
+			s.hostedFor = c.txUnit
+		}
+		return s, err
+	})
 }
 
 // hostedDone ends a call that hostedCall began.

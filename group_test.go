@@ -33,6 +33,21 @@ func openGrouped(t *testing.T, path, extra string) *sql.DB {
 	return db
 }
 
+// beginAsync begins a transaction on db from a goroutine of its own (it may
+// wait for the turn, or to be hosted in a group), and hands it over: nil
+// if Begin failed.
+func beginAsync(t *testing.T, db *sql.DB) chan *sql.Tx {
+	ch := make(chan *sql.Tx, 1)
+	go func() {
+		tx, err := db.Begin()
+		if err != nil {
+			t.Error(err)
+		}
+		ch <- tx
+	}()
+	return ch
+}
+
 // openReaders opens a pool on path without the switch, to look at what the
 // grouped pool's writes left in the file.
 func openReaders(t *testing.T, path string) *sql.DB {
@@ -928,14 +943,7 @@ func TestGroupCommitIdleHostedTransaction(t *testing.T) {
 			}
 			w1 := exec("w1")
 			waitQueued(t, g, 1)
-			hosted := make(chan *sql.Tx, 1)
-			go func() {
-				tx, err := db.Begin()
-				if err != nil {
-					t.Error(err)
-				}
-				hosted <- tx
-			}()
+			hosted := beginAsync(t, db)
 			waitQueued(t, g, 2)
 			w2 := exec("w2")
 			waitQueued(t, g, 3)
@@ -1020,14 +1028,7 @@ func TestGroupCommitHostedPragmaEndsTheGroup(t *testing.T) {
 	testMustExec(t, db, "CREATE TABLE t(v TEXT)")
 	g := gateOf(t, db)
 	hold := holdTurn(t, db)
-	hosted := make(chan *sql.Tx, 1)
-	go func() {
-		tx, err := db.Begin()
-		if err != nil {
-			t.Error(err)
-		}
-		hosted <- tx
-	}()
+	hosted := beginAsync(t, db)
 	waitQueued(t, g, 1)
 	w := make(chan error, 1)
 	go func() { _, err := db.Exec("INSERT INTO t VALUES ('w')"); w <- err }()

@@ -104,17 +104,11 @@ func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.S
 		if err != nil {
 			return nil, err
 		}
-		u := c.txUnit
-		held, err := h.hostedCall(u)
+		s, err := c.hostedPrepare(h, query)
 		if err != nil {
-			return nil, err
+			return nil, err // no typed nil in the interface
 		}
-		defer h.hostedDone(u, held)
-		s, err := h.prepareContext(query)
-		if s != nil {
-			s.hostedFor = u // its calls run only while h hosts u (usable)
-		}
-		return s, err
+		return s, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -253,11 +247,7 @@ func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) 
 	}
 	defer w.done()
 	if stmtGroupable(s.h) && s.c.grouping() {
-		query := s.cacheKey
-		if query == "" {
-			query = cStmtSQL(s.h)
-		}
-		return s.c.execGrouped(&w, s, query, args) // group.go
+		return s.c.execGrouped(&w, s, s.sqlHeld(), args) // group.go
 	}
 	b := binder{args: args, strict: s.c.strict}
 	if err := s.bind(&b, true); err != nil {
@@ -290,11 +280,7 @@ func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue)
 		return nil, err
 	}
 	if stmtGroupable(s.h) && s.c.grouping() {
-		query := s.cacheKey
-		if query == "" {
-			query = cStmtSQL(s.h)
-		}
-		return s.c.queryGrouped(w, s, query, args) // group.go
+		return s.c.queryGrouped(w, s, s.sqlHeld(), args) // group.go
 	}
 	b := binder{args: args, strict: s.c.strict}
 	if err := s.bind(&b, true); err != nil {
@@ -313,7 +299,15 @@ func (s *SQLiteStmt) text() (string, error) {
 	if s.closed || s.c.closed.Load() {
 		return "", driverError("statement is closed")
 	}
-	return cStmtSQL(s.h), nil
+	return s.sqlHeld(), nil
+}
+
+// sqlHeld is text with the connection held and the statement open.
+func (s *SQLiteStmt) sqlHeld() string {
+	if s.cacheKey != "" {
+		return s.cacheKey
+	}
+	return cStmtSQL(s.h)
 }
 
 func (s *SQLiteStmt) usable() error {
