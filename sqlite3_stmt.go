@@ -299,7 +299,7 @@ func (s *SQLiteStmt) text() (string, error) {
 	if s.closed || s.c.closed.Load() {
 		return "", driverError("statement is closed")
 	}
-	return s.sqlHeld(), nil
+	return cStmtSQL(s.h), nil // cacheKey, when set, was returned above
 }
 
 // sqlHeld is text with the connection held and the statement open.
