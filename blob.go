@@ -50,7 +50,6 @@ var (
 // that compiles and runs a small statement; moving to another row of the same
 // column with Reopen is cheaper. Not in mattn/go-sqlite3.
 func (c *SQLiteConn) OpenBlob(schema, table, column string, rowid int64, write bool) (*SQLiteBlob, error) {
-	c.leaveGroups() // group.go: it runs on this connection, never in a group
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {
 		return nil, driver.ErrBadConn

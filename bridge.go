@@ -316,17 +316,39 @@ func stmtGroupable(s stmtHandle) bool { return s.writes_main == C.BRIDGE_WRITES_
 func cStmtSQL(s stmtHandle) string { return C.GoString(C.sqlite3_sql(s.stmt)) }
 
 // cGroupTurn calls bridge_group_turn: the busy timeout in ms of a
-// connection that may hand its write to a group, else -1.
-func cGroupTurn(h connHandle) int { return int(C.bridge_group_turn(h)) }
+// connection that may hand s, its write, to a group, else -1; and the
+// connection's fingerprint, which the group's connection must share.
+func cGroupTurn(h connHandle, s stmtHandle) (ms int, fp uint64) {
+	var f C.uint64_t
+	ms = int(C.bridge_group_turn(h, s, &f))
+	return ms, uint64(f)
+}
 
-// cBusyTimeout calls bridge_busy_timeout (ms).
-func cBusyTimeout(h connHandle) int { return int(C.bridge_busy_timeout(h)) }
+// cGroupConn calls bridge_group_conn: the connection's fingerprint when its
+// state lets it run a group, else 0.
+func cGroupConn(h connHandle) uint64 { return uint64(C.bridge_group_conn(h)) }
 
-// cStmtsBusy calls bridge_stmts_busy.
-func cStmtsBusy(h connHandle) bool { return C.bridge_stmts_busy(h) != 0 }
+// cGroupHost calls bridge_group_host: whether h, running a group with
+// fingerprint fp, may run s, its copy of another connection's write.
+func cGroupHost(h connHandle, s stmtHandle, fp uint64) bool {
+	return C.bridge_group_host(h, s, C.uint64_t(fp)) != 0
+}
 
-// cGroupClean calls bridge_group_clean.
-func cGroupClean(h connHandle) bool { return C.bridge_group_clean(h) != 0 }
+// counters are what a write changes on its connection and SQL reads back:
+// last_insert_rowid(), changes(), total_changes().
+type counters struct{ rowid, changes, total int64 }
+
+// cCounters calls bridge_counters_get.
+func cCounters(h connHandle) counters {
+	var out [3]C.int64_t
+	C.bridge_counters_get(h, &out[0])
+	return counters{int64(out[0]), int64(out[1]), int64(out[2])}
+}
+
+// cSetCounters calls bridge_counters_set.
+func cSetCounters(h connHandle, v counters) {
+	C.bridge_counters_set(h, C.int64_t(v.rowid), C.int64_t(v.changes), C.int64_t(v.total))
+}
 
 // cForeignKeysOn calls bridge_foreign_keys.
 func cForeignKeysOn(h connHandle) bool { return C.bridge_foreign_keys(h) != 0 }

@@ -132,6 +132,8 @@ struct bridge_stmt {
   int readonly;        /* sqlite3_stmt_readonly */
   int writes_main;     /* running it takes the main database's write lock (bridge_writes_main):
                        ** 0, 1, or BRIDGE_WRITES_GROUPABLE when it may also join a group (group.go) */
+  int group_at, group_ok; /* bridge_stmt_groupable's answer, for the program compiled at
+                       ** SQLITE_STMTSTATUS_REPREPARE == group_at-1 (0: not asked yet) */
   int ahead;           /* readonly, on a connection that cannot write (query_only), or with the
                        ** rest of its rows fixed (bridge_rest_fixed), as of the last prepare,
                        ** bridge_query or direct step: rows may be stepped ahead */
@@ -391,26 +393,24 @@ int bridge_turn_timeout(bridge_conn *c);
 ** VACUUM, journal-mode change or checkpoint. */
 #define BRIDGE_WRITES_GROUPABLE 2
 
-/* Whether c may hand a write to another connection's group: outside a
-** transaction, nothing ATTACHed, nothing in TEMP. */
-int bridge_group_ready(bridge_conn *c);
-
-/* bridge_group_ready but for the transaction: nothing ATTACHed or in TEMP
-** (checked before each write a group runs). */
-int bridge_group_clean(bridge_conn *c);
-
-/* bridge_turn_timeout of c when bridge_group_ready, else -1: one call. */
-int bridge_group_turn(bridge_conn *c);
+/* The predicate of group commit (bridge_group.c): whether c's state lets it
+** run or hand over a write, as its fingerprint (0: it does not);
+** bridge_turn_timeout when c may hand s, a write, to a group (*fp: c's
+** fingerprint), else -1; whether c, running a group with fingerprint fp,
+** may run s, its copy of another connection's write. */
+uint64_t bridge_group_conn(bridge_conn *c);
+int bridge_group_turn(bridge_conn *c, bridge_stmt *s, uint64_t *fp);
+int bridge_group_host(bridge_conn *c, bridge_stmt *s, uint64_t fp);
 
 /* Whether foreign keys are on; whether one is unresolved (a deferred
 ** constraint) in the open transaction. */
 int bridge_foreign_keys(bridge_conn *c);
 int bridge_deferred_fks(bridge_conn *c);
 
-/* The driver's busy timeout on c in ms (0: none); whether a statement of c
-** has been stepped and not yet halted or reset. */
-int bridge_busy_timeout(bridge_conn *c);
-int bridge_stmts_busy(bridge_conn *c);
+/* last_insert_rowid(), changes(), total_changes() of c, read and set: a
+** write run on another connection leaves them as if it ran on c. */
+void bridge_counters_get(bridge_conn *c, int64_t out[3]);
+void bridge_counters_set(bridge_conn *c, int64_t rowid, int64_t changes, int64_t total);
 
 /* Counts a wait for the write turn in Go that got it after ns, in the
 ** file's stats (one that ran out is counted by the busy handler). */

@@ -157,7 +157,6 @@ func directError(code ErrNo, msg string) error {
 // Cost: one cgo call to prepare (none on a cache hit), and one allocation
 // of C memory for the statement's parameter values.
 func (c *SQLiteConn) PrepareDirect(query string) (*DirectStmt, error) {
-	c.leaveGroups() // group.go: it runs on this connection, never in a group
 	defer c.core.unlock(c.core.lock())
 	if err := c.usable(); err != nil {
 		return nil, err

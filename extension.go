@@ -17,7 +17,6 @@ import "database/sql/driver"
 // file, the dynamic loader's). Only load libraries you trust: an extension
 // runs with the process's full rights.
 func (c *SQLiteConn) LoadExtension(lib string, entry string) error {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {
 		return driver.ErrBadConn

@@ -81,7 +81,6 @@ const maxFunctionArgs = 1000
 // 4 KiB are copied into a per-function C buffer and set without another cgo
 // call, larger ones with one cgo call.
 func (c *SQLiteConn) RegisterFunc(name string, impl any, pure bool) error {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if err := c.checkRegister(name); err != nil {
 		return err
@@ -132,7 +131,6 @@ func (c *SQLiteConn) RegisterFunc(name string, impl any, pure bool) error {
 // and Value returning int64, int, float64, string, []byte or any (alone or
 // with an error). Other signatures go through reflect.Value.Call.
 func (c *SQLiteConn) RegisterAggregator(name string, impl any, pure bool) error {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if err := c.checkRegister(name); err != nil {
 		return err
@@ -159,7 +157,6 @@ func (c *SQLiteConn) RegisterAggregator(name string, impl any, pure bool) error 
 // copies of both strings (cmp may keep them). cmp cannot report an error: if
 // it panics, the statement is interrupted and fails with ErrInterrupt.
 func (c *SQLiteConn) RegisterCollation(name string, cmp func(string, string) int) error {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if err := c.checkRegister(name); err != nil {
 		return err

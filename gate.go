@@ -134,9 +134,9 @@ func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUni
 		g.contended.Store(time.Now().UnixNano())
 	}
 
-	var done chan struct{} // the unit's outcome: its result, or a transaction's start
+	var done chan struct{} // the unit's outcome
 	if u != nil {
-		done = u.woke
+		done = u.done
 	}
 	start := time.Now()
 	limit := time.NewTimer(timeout)
@@ -266,21 +266,32 @@ const (
 	gatherFor   = 100 * time.Microsecond
 )
 
-// takeUnit takes the first waiter out of the queue if it is a write that
-// may join a group of sig's, and returns its unit; nil otherwise. Only the
-// order of the queue is used: a group ends at the first waiter that cannot
-// join it.
-func (g *writeGate) takeUnit(sig groupSig) *groupUnit {
+// firstUnit is the unit of the first waiter if it is a write that may join
+// a group of sig's; nil otherwise. Only the order of the queue is used: a
+// group ends at the first waiter that cannot join it.
+func (g *writeGate) firstUnit(sig groupSig) *groupUnit {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	w := g.head()
 	if w == nil || w.unit == nil || w.unit.sig != sig {
 		return nil
 	}
+	return w.unit
+}
+
+// takeUnit takes u, which firstUnit returned, out of the queue for the
+// group to run it; false when its caller stopped waiting meanwhile.
+func (g *writeGate) takeUnit(u *groupUnit) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	w := g.head()
+	if w == nil || w.unit != u {
+		return false
+	}
 	g.waiters[0] = nil
 	g.waiters = g.waiters[1:]
-	w.unit.taken = true
-	return w.unit
+	u.taken = true
+	return true
 }
 
 // queued is how many wait for the turn now.

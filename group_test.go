@@ -33,21 +33,6 @@ func openGrouped(t *testing.T, path, extra string) *sql.DB {
 	return db
 }
 
-// beginAsync begins a transaction on db from a goroutine of its own (it may
-// wait for the turn, or to be hosted in a group), and hands it over: nil
-// if Begin failed.
-func beginAsync(t *testing.T, db *sql.DB) chan *sql.Tx {
-	ch := make(chan *sql.Tx, 1)
-	go func() {
-		tx, err := db.Begin()
-		if err != nil {
-			t.Error(err)
-		}
-		ch <- tx
-	}()
-	return ch
-}
-
 // openReaders opens a pool on path without the switch, to look at what the
 // grouped pool's writes left in the file.
 func openReaders(t *testing.T, path string) *sql.DB {
@@ -104,9 +89,14 @@ func grouped(t *testing.T, db *sql.DB, fns ...func() error) []error {
 	return errs
 }
 
-// groupedBehind is grouped, returning the commit's error.
+// groupedBehind is grouped, returning the commit's error. The group may
+// run as long as it takes (groupMaxTime), so that the tests can count it on
+// a loaded machine.
 func groupedBehind(t *testing.T, db *sql.DB, fns ...func() error) ([]error, error) {
 	t.Helper()
+	was := groupMaxTime
+	groupMaxTime = time.Minute
+	defer func() { groupMaxTime = was }()
 	g := gateOf(t, db)
 	hold := holdTurn(t, db)
 	errs := make([]error, len(fns))
@@ -314,8 +304,8 @@ func TestGroupCommitQueryReturning(t *testing.T) {
 	if errs[4] != nil || len(got[4]) != 0 {
 		t.Errorf("DELETE of nothing ... RETURNING: rows %v (%v), want none", got[4], errs[4])
 	}
-	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 6 {
-		t.Errorf("%d groups of %d writes, want 1 of 6 (the transaction that held the turn, and the 5 behind it)", g1-g0, u1-u0)
+	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 5 {
+		t.Errorf("%d groups of %d writes, want 1 of 5 (the transaction that held the turn, and the 4 behind it that succeeded)", g1-g0, u1-u0)
 	}
 	var n int
 	if err := readers.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 4 {
@@ -346,40 +336,47 @@ func TestGroupCommitFailureIsTheWritesAlone(t *testing.T) {
 	if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != "a,b,taken" {
 		t.Errorf("rows %q (%v), want a,b,taken", vs, err)
 	}
-	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 4 {
-		t.Errorf("%d groups of %d writes, want 1 of 4 (the transaction that held the turn, and the 3 behind it)", g1-g0, u1-u0)
+	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 3 {
+		t.Errorf("%d groups of %d writes, want 1 of 3 (the transaction that held the turn, and the 2 behind it that succeeded)", g1-g0, u1-u0)
 	}
 }
 
-// A write whose conflict clause rolls back the whole transaction takes its
-// group with it: the writes before it in the group (the transaction that
-// ran it included) hear that they are not in the database, with SQLite's
-// codes; the writes after it run in a group of their own.
-func TestGroupCommitRollbackFailsTheGroup(t *testing.T) {
+// A write whose conflict clause or trigger would roll back the whole
+// transaction (OR ROLLBACK, RAISE(ROLLBACK)) never joins a group: it would
+// take the writes grouped before it with it, which in autocommit it cannot.
+// It runs on its own connection, and fails alone, as in autocommit; the
+// writes before and after it commit.
+func TestGroupCommitRollbackRunsAlone(t *testing.T) {
 	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
 	testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT UNIQUE)")
+	testMustExec(t, db, "CREATE TABLE u(v TEXT)")
+	testMustExec(t, db, "CREATE TRIGGER no_bad BEFORE INSERT ON u WHEN new.v = 'bad' BEGIN SELECT RAISE(ROLLBACK, 'bad value'); END")
 	testMustExec(t, db, "INSERT INTO t(v) VALUES ('taken')")
 	errs, holdErr := groupedBehind(t, db,
 		func() error { _, err := db.Exec("INSERT INTO t(v) VALUES ('a')"); return err },
 		func() error { _, err := db.Exec("INSERT OR ROLLBACK INTO t(v) VALUES ('taken')"); return err },
 		func() error { _, err := db.Exec("INSERT INTO t(v) VALUES ('b')"); return err },
+		func() error { _, err := db.Exec("INSERT INTO u VALUES ('bad')"); return err },
+		func() error { _, err := db.Exec("INSERT INTO t(v) VALUES ('c')"); return err },
 	)
+	if holdErr != nil {
+		t.Errorf("the transaction that ran the group: %v", holdErr)
+	}
 	var e Error
-	if !errors.As(holdErr, &e) || !strings.Contains(holdErr.Error(), "not in the database") {
-		t.Errorf("the transaction that ran the group: %v, want an error that says it is not in the database", holdErr)
+	if !errors.As(errs[1], &e) || e.ExtendedCode != ErrConstraintUnique || strings.Contains(errs[1].Error(), "not in the database") {
+		t.Errorf("OR ROLLBACK: %v, want autocommit's UNIQUE constraint error", errs[1])
 	}
-	if !errors.As(errs[0], &e) || e.Code != ErrConstraint || !strings.Contains(errs[0].Error(), "not in the database") {
-		t.Errorf("the write before the rollback: %v, want a constraint error that says it is not in the database", errs[0])
+	if !errors.As(errs[3], &e) || e.Code != ErrConstraint || !strings.Contains(errs[3].Error(), "bad value") {
+		t.Errorf("RAISE(ROLLBACK): %v, want autocommit's error", errs[3])
 	}
-	if !errors.As(errs[1], &e) || e.ExtendedCode != ErrConstraintUnique {
-		t.Errorf("the rollback: %v", errs[1])
-	}
-	if errs[2] != nil {
-		t.Errorf("the write after the rollback: %v", errs[2])
+	for _, i := range []int{0, 2, 4} {
+		if errs[i] != nil {
+			t.Errorf("write %d: %v", i, errs[i])
+		}
 	}
 	var vs string
-	if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != "b,taken" {
-		t.Errorf("rows %q (%v), want b,taken", vs, err)
+	if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != "a,b,c,taken" {
+		t.Errorf("rows %q (%v), want a,b,c,taken", vs, err)
 	}
 }
 
@@ -481,17 +478,19 @@ func TestGroupCommitLeavesStatefulConnections(t *testing.T) {
 	}
 	defer pragma.Close()
 	testMustExec(t, pragma, "PRAGMA recursive_triggers = 1")
-	pragma.Raw(func(dc any) error {
-		if !dc.(*SQLiteConn).ungrouped.Load() {
-			t.Error("a connection that set a PRAGMA still groups its writes")
-		}
-		return nil
-	})
+	testMustExec(t, db, "CREATE TRIGGER again AFTER INSERT ON t WHEN new.v = 'pragma' BEGIN INSERT INTO t VALUES ('pragma'); END")
 	errs := grouped(t, db,
 		func() error { _, err := db.Exec("INSERT INTO t VALUES ('lead')"); return err },
 		func() error { _, err := hooked.ExecContext(ctx, "INSERT INTO t VALUES ('hooked')"); return err },
 		func() error { _, err := temp.ExecContext(ctx, "INSERT INTO t VALUES ('temp')"); return err },
+		func() error { _, err := pragma.ExecContext(ctx, "INSERT INTO t VALUES ('pragma')"); return err },
 	)
+	// Recursive triggers are on for that connection only: on it, the
+	// trigger fires itself until SQLite's depth limit fails the write.
+	if errs[3] == nil {
+		t.Error("the write of the connection with recursive_triggers on succeeded: it ran where the trigger does not fire itself")
+	}
+	errs = errs[:3]
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("write %d: %v", i, err)
@@ -525,136 +524,10 @@ func TestGroupCommitLoneWriter(t *testing.T) {
 	}
 }
 
-func TestSetsPragma(t *testing.T) {
-	for q, want := range map[string]bool{
-		"PRAGMA foreign_keys = ON":              true,
-		"pragma main.cache_size(100)":           true,
-		"PRAGMA table_info(t)":                  false,
-		"PRAGMA main.index_list('t')":           false,
-		"PRAGMA user_version":                   false,
-		"SELECT 1; PRAGMA recursive_triggers=1": true,
-		"INSERT INTO t VALUES ('x=1')":          false,
-	} {
-		if got := setsPragma(q); got != want {
-			t.Errorf("setsPragma(%q) = %v, want %v", q, got, want)
-		}
-	}
-}
-
-// Transactions begun with _txlock=immediate join groups too: a transaction
-// that finds the turn taken runs in the group of the connection that holds
-// it, after the writes before it, which it sees; other connections see
-// none of the group until its COMMIT; its Rollback undoes only itself; its
-// Commit returns once the group has committed.
-func TestGroupCommitHostedTransactions(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "g.db")
-	db := openGrouped(t, path, "")
-	testMustExec(t, db, "CREATE TABLE t(v TEXT)")
-	readers, err := sql.Open("sqlite3", path+"?_busy_timeout=5000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer readers.Close()
-	seen := func(db interface {
-		QueryRow(string, ...any) *sql.Row
-	}) string {
-		var vs sql.NullString
-		if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil {
-			t.Error(err)
-		}
-		return vs.String
-	}
-	ins, err := db.Prepare("INSERT INTO t VALUES (?)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ins.Close()
-	var inTx, outside string
-	errs := grouped(t, db,
-		func() error { _, err := db.Exec("INSERT INTO t VALUES ('a')"); return err },
-		func() error {
-			tx, err := db.Begin()
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Stmt(ins).Exec("b"); err != nil {
-				tx.Rollback()
-				return err
-			}
-			var vs string
-			if err := tx.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil {
-				tx.Rollback()
-				return err
-			}
-			inTx, outside = vs, seen(readers)
-			return tx.Commit()
-		},
-		func() error {
-			tx, err := db.Begin()
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec("INSERT INTO t VALUES ('rolled back')"); err != nil {
-				tx.Rollback()
-				return err
-			}
-			return tx.Rollback()
-		},
-		func() error { _, err := db.Exec("INSERT INTO t VALUES ('c')"); return err },
-	)
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("unit %d: %v", i, err)
-		}
-	}
-	if inTx != "a,b" {
-		t.Errorf("the hosted transaction saw %q, want a,b (the write before it and its own)", inTx)
-	}
-	if outside != "" {
-		t.Errorf("another connection saw %q while the group ran, want nothing before its COMMIT", outside)
-	}
-	if got := seen(readers); got != "a,b,c" {
-		t.Errorf("after the group: %q, want a,b,c", got)
-	}
-}
-
-// A hosted transaction that leaves a deferred foreign key unresolved fails
-// its Commit with SQLite's error, and only its writes go.
-func TestGroupCommitHostedDeferredForeignKey(t *testing.T) {
-	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "&_fk=1")
-	testMustExec(t, db, "CREATE TABLE parent(id INTEGER PRIMARY KEY)")
-	testMustExec(t, db, "CREATE TABLE child(id INTEGER PRIMARY KEY, pid INT REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)")
-	testMustExec(t, db, "INSERT INTO parent VALUES (1)")
-	errs := grouped(t, db,
-		func() error { _, err := db.Exec("INSERT INTO child(pid) VALUES (1)"); return err },
-		func() error {
-			tx, err := db.Begin()
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec("INSERT INTO child(pid) VALUES (1)"); err != nil {
-				return err
-			}
-			if _, err := tx.Exec("INSERT INTO child(pid) VALUES (99)"); err != nil {
-				return err
-			}
-			return tx.Commit()
-		},
-		func() error { _, err := db.Exec("INSERT INTO child(pid) VALUES (1)"); return err },
-	)
-	var e Error
-	if errs[0] != nil || errs[2] != nil || !errors.As(errs[1], &e) || e.ExtendedCode != ErrConstraintForeignKey {
-		t.Errorf("errors %v, want only the transaction's Commit to fail with a foreign key error", errs)
-	}
-	var n int
-	if err := db.QueryRow("SELECT count(*) FROM child").Scan(&n); err != nil || n != 2 {
-		t.Errorf("%d children (%v), want 2", n, err)
-	}
-}
-
 // Many goroutines running short transactions (GORM's shape) and autocommit
 // writes: each committed transaction's rows are there, each rolled back
-// one's are not, and transactions did share commits.
+// one's are not, and writes did share commits (the autocommit writes
+// among themselves and with the transactions, at their Commit).
 func TestGroupCommitTransactionsUnderLoad(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.db")
 	db := openGrouped(t, path, "&_fk=1")
@@ -704,23 +577,43 @@ func TestGroupCommitTransactionsUnderLoad(t *testing.T) {
 			}
 		}()
 	}
+	// Autocommit writers beside them: the transactions run, at their
+	// Commit, the writes queued behind them.
+	const autos = 4
+	autoErrs := make(chan error, autos)
+	for w := 0; w < autos; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; n < each; n++ {
+				if _, err := db.Exec("INSERT INTO t(who, n, kept) VALUES (?, ?, 1)", fmt.Sprint("auto", w), n); err != nil {
+					autoErrs <- err
+					return
+				}
+			}
+		}()
+	}
 	wg.Wait()
 	close(errs)
+	close(autoErrs)
 	for err := range errs {
+		t.Error(err)
+	}
+	for err := range autoErrs {
 		t.Error(err)
 	}
 	var kept, lost int
 	if err := db.QueryRow("SELECT count(*), count(*) FILTER (WHERE NOT kept) FROM t").Scan(&kept, &lost); err != nil {
 		t.Fatal(err)
 	}
-	if want := writers * each * 4 / 5; kept != want || lost != 0 {
+	if want := writers*each*4/5 + autos*each; kept != want || lost != 0 {
 		t.Errorf("%d rows, %d of them rolled back, want %d and 0", kept, lost, want)
 	}
 	g1, u1 := groupCounts()
 	if u1-u0 <= g1-g0 {
-		t.Errorf("%d groups of %d transactions: none shared a commit", g1-g0, u1-u0)
+		t.Errorf("%d groups of %d writes: none shared a commit", g1-g0, u1-u0)
 	}
-	t.Logf("%d transactions in %d groups", u1-u0, g1-g0)
+	t.Logf("%d writes in %d groups", u1-u0, g1-g0)
 }
 
 // A group whose COMMIT fails (here: rollback-journal mode, a reader of
@@ -750,16 +643,7 @@ func TestGroupCommitFailedCommit(t *testing.T) {
 	}
 	errs, holdErr := groupedBehind(t, db,
 		func() error { _, err := db.Exec("INSERT INTO t VALUES ('a')"); return err },
-		func() error {
-			tx, err := db.Begin()
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec("INSERT INTO t VALUES ('b')"); err != nil {
-				return err
-			}
-			return tx.Commit()
-		},
+		func() error { _, err := db.Exec("INSERT INTO t VALUES ('b')"); return err },
 	)
 	rows.Close()
 	for i, err := range append(errs, holdErr) {
@@ -859,207 +743,4 @@ func TestGroupCommitDiskFull(t *testing.T) {
 		}
 	}
 	t.Logf("%d acknowledged, %d failed (SQLITE_FULL)", len(acked), len(failed))
-}
-
-func TestHostedSQL(t *testing.T) {
-	for q, refused := range map[string]bool{
-		"INSERT INTO t VALUES (1)":              false,
-		"SAVEPOINT sp1":                         false,
-		"release sp1":                           false,
-		"ROLLBACK TO sp1":                       false,
-		"ROLLBACK TRANSACTION TO SAVEPOINT sp1": false,
-		"COMMIT":                                true,
-		" /* c */ end transaction":              true,
-		"ROLLBACK":                              true,
-		"INSERT INTO t VALUES (';'); -- x\n COMMIT":       true,
-		"INSERT INTO t VALUES ('; COMMIT')":               false,
-		"RELEASE fastsqlite_tx":                           true,
-		"ROLLBACK TRANSACTION TO SAVEPOINT fastsqlite_tx": true,
-		"BEGIN IMMEDIATE":                                 true,
-		"SELECT 1 /* ; commit */":                         false,
-	} {
-		if got := hostedSQL(q) != nil; got != refused {
-			t.Errorf("hostedSQL(%q) refused: %v, want %v", q, got, refused)
-		}
-	}
-}
-
-// A hosted transaction that tries to end the group's transaction in SQL
-// is refused, and the group commits as if it had not tried.
-func TestGroupCommitHostedRefusesTxControl(t *testing.T) {
-	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
-	testMustExec(t, db, "CREATE TABLE t(v TEXT)")
-	var refused error
-	errs := grouped(t, db,
-		func() error { _, err := db.Exec("INSERT INTO t VALUES ('a')"); return err },
-		func() error {
-			tx, err := db.Begin()
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec("INSERT INTO t VALUES ('b')"); err != nil {
-				return err
-			}
-			_, refused = tx.Exec("COMMIT")
-			return tx.Commit()
-		},
-	)
-	if errs[0] != nil || errs[1] != nil {
-		t.Errorf("errors %v", errs)
-	}
-	if refused == nil {
-		t.Error("COMMIT in SQL ran inside a group")
-	}
-	var vs string
-	if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != "a,b" {
-		t.Errorf("rows %q (%v), want a,b", vs, err)
-	}
-}
-
-// A transaction hosted in a group and then left idle (a leaked Tx, or one
-// waiting on something slow) longer than the busy timeout is rolled back,
-// and the writes grouped before it commit: they would otherwise wait for
-// ever (those queued behind it fail at the busy timeout, as behind any
-// transaction that holds the lock). Its later calls, its statements and its Commit say so; its
-// Rollback is no error. A hosted transaction that keeps working, slowly,
-// is not rolled back.
-func TestGroupCommitIdleHostedTransaction(t *testing.T) {
-	for _, busy := range []bool{false, true} {
-		name := map[bool]string{false: "idle", true: "slow"}[busy]
-		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "g.db")
-			db, err := sql.Open("sqlite3", path+strings.Replace(groupDSN, "_busy_timeout=5000", "_busy_timeout=300", 1))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			testMustExec(t, db, "CREATE TABLE t(v TEXT)")
-			g := gateOf(t, db)
-			hold := holdTurn(t, db)
-			exec := func(v string) chan error {
-				ch := make(chan error, 1)
-				go func() { _, err := db.Exec("INSERT INTO t VALUES (?)", v); ch <- err }()
-				return ch
-			}
-			w1 := exec("w1")
-			waitQueued(t, g, 1)
-			hosted := beginAsync(t, db)
-			waitQueued(t, g, 2)
-			w2 := exec("w2")
-			waitQueued(t, g, 3)
-			committed := make(chan error, 1)
-			go func() { committed <- hold.Commit() }()
-			tx := <-hosted
-			if tx == nil {
-				t.FailNow()
-			}
-			ins, err := tx.Prepare("INSERT INTO t VALUES (?)")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := ins.Exec("tx1"); err != nil {
-				t.Fatal(err)
-			}
-			if busy {
-				// Working, slowly: a call every 100 ms for twice the busy timeout.
-				for i := 0; i < 6; i++ {
-					time.Sleep(100 * time.Millisecond)
-					if _, err := tx.Exec("INSERT INTO t VALUES (?)", fmt.Sprint("slow", i)); err != nil {
-						t.Fatalf("call %d of a slow transaction: %v", i, err)
-					}
-				}
-				select {
-				case err := <-committed:
-					t.Fatalf("the group committed (%v) while its transaction was still working", err)
-				default:
-				}
-				if err := tx.Commit(); err != nil {
-					t.Fatalf("the slow transaction's Commit: %v", err)
-				}
-			}
-			select {
-			case err := <-committed:
-				if err != nil {
-					t.Errorf("the group's commit: %v", err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("the group still waits for its idle transaction")
-			}
-			if err := <-w1; err != nil {
-				t.Errorf("the write grouped before the transaction: %v", err)
-			}
-			// The write queued behind it waited for the turn as long as the
-			// busy timeout allows, as behind any transaction holding the lock.
-			if err := <-w2; err != nil && !errors.Is(err, ErrBusy) {
-				t.Errorf("the write queued behind the transaction: %v, want success or ErrBusy", err)
-			}
-			testMustExec(t, db, "DELETE FROM t WHERE v = 'w2'")
-			want := "slow0,slow1,slow2,slow3,slow4,slow5,tx1,w1"
-			if !busy {
-				want = "w1"
-				var e Error
-				if _, err := tx.Exec("INSERT INTO t VALUES ('tx2')"); !errors.As(err, &e) || e.ExtendedCode != ErrAbortRollback {
-					t.Errorf("a call of the rolled-back transaction: %v, want ErrAbortRollback", err)
-				}
-				if _, err := ins.Exec("tx3"); !errors.As(err, &e) || e.ExtendedCode != ErrAbortRollback {
-					t.Errorf("its statement: %v, want ErrAbortRollback", err)
-				}
-				if err := tx.Commit(); !errors.As(err, &e) || e.ExtendedCode != ErrAbortRollback {
-					t.Errorf("its Commit: %v, want ErrAbortRollback", err)
-				}
-			}
-			var vs string
-			if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != want {
-				t.Errorf("rows %q (%v), want %q", vs, err, want)
-			}
-			if _, err := db.Exec("INSERT INTO t VALUES ('after')"); err != nil {
-				t.Errorf("a write after: %v", err)
-			}
-		})
-	}
-}
-
-// A PRAGMA set by a transaction that runs in another connection's group
-// runs there, and that connection leaves grouping: the group ends with the
-// transaction, and the write queued behind it runs in no group of that
-// connection.
-func TestGroupCommitHostedPragmaEndsTheGroup(t *testing.T) {
-	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
-	testMustExec(t, db, "CREATE TABLE t(v TEXT)")
-	g := gateOf(t, db)
-	hold := holdTurn(t, db)
-	hosted := beginAsync(t, db)
-	waitQueued(t, g, 1)
-	w := make(chan error, 1)
-	go func() { _, err := db.Exec("INSERT INTO t VALUES ('w')"); w <- err }()
-	waitQueued(t, g, 2)
-	g0, u0 := groupCounts()
-	committed := make(chan error, 1)
-	go func() { committed <- hold.Commit() }()
-	tx := <-hosted
-	if tx == nil {
-		t.FailNow()
-	}
-	if _, err := tx.Exec("PRAGMA cache_size = -4321"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec("INSERT INTO t VALUES ('tx')"); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-committed; err != nil {
-		t.Fatal(err)
-	}
-	if err := <-w; err != nil {
-		t.Fatal(err)
-	}
-	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 2 {
-		t.Errorf("%d groups of %d writes, want the transaction's group to end with it (2 writes)", g1-g0, u1-u0)
-	}
-	var vs string
-	if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != "tx,w" {
-		t.Errorf("rows %q (%v), want tx,w", vs, err)
-	}
 }

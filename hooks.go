@@ -274,7 +274,6 @@ func (x *connHooks) release() {
 // and the error of the commit reports the panic. Cost: one cgo call to
 // register, one C-to-Go callback per commit.
 func (c *SQLiteConn) RegisterCommitHook(callback func() int) {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {
 		return
@@ -298,7 +297,6 @@ func (c *SQLiteConn) RegisterCommitHook(callback func() int) {
 // is interrupted, and its error (or, if it completed first, the next error on
 // the connection) reports the panic.
 func (c *SQLiteConn) RegisterRollbackHook(callback func()) {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {
 		return
@@ -325,7 +323,6 @@ func (c *SQLiteConn) RegisterRollbackHook(callback func()) {
 // is interrupted, and its error (or, if it completed first, the next error on
 // the connection) reports the panic.
 func (c *SQLiteConn) RegisterUpdateHook(callback func(int, string, string, int64)) {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {
 		return
@@ -362,7 +359,6 @@ type SQLitePreUpdateData struct {
 // is interrupted, and its error (or, if it completed first, the next error on
 // the connection) reports the panic.
 func (c *SQLiteConn) RegisterPreUpdateHook(callback func(SQLitePreUpdateData)) {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {
 		return
@@ -592,7 +588,6 @@ func formatValue(v any) string {
 // and the statement's error reports the panic. Cost: one C-to-Go callback
 // and up to three string allocations per action, at compile time only.
 func (c *SQLiteConn) RegisterAuthorizer(callback func(int, string, string, string) int) {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() || (callback == nil && (c.hooks == nil || c.hooks.ids[slotAuthorizer] == 0)) {
 		return // nothing to remove: keep the prepared statements
@@ -628,7 +623,6 @@ func (c *SQLiteConn) RegisterAuthorizer(callback func(int, string, string, strin
 // it. Cost: one C-to-Go callback per commit. Not in
 // mattn/go-sqlite3.
 func (c *SQLiteConn) RegisterWALHook(callback func(dbName string, pages int) int) {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() || (callback == nil && (c.hooks == nil || c.hooks.ids[slotWAL] == 0)) {
 		return // nothing to remove: keep PRAGMA wal_autocheckpoint's setting
@@ -653,7 +647,6 @@ func (c *SQLiteConn) RegisterWALHook(callback func(dbName string, pages int) int
 // up, and the ErrBusy error reports the panic. Cost: one C-to-Go callback per
 // retry, none while the database is not locked. Not in mattn/go-sqlite3.
 func (c *SQLiteConn) SetBusyHandler(callback func(count int) bool) error {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {
 		return driver.ErrBadConn
@@ -681,7 +674,6 @@ func (c *SQLiteConn) SetBusyHandler(callback func(count int) bool) error {
 // sleeping handler. d <= 0 removes any busy handler. Not in
 // mattn/go-sqlite3.
 func (c *SQLiteConn) SetBusyTimeout(d time.Duration) error {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {
 		return driver.ErrBadConn

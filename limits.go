@@ -88,7 +88,6 @@ func (c *SQLiteConn) GetLimit(id int) int {
 // compiles under the new value, as without a cache. Statements prepared with
 // Prepare keep the limits they were compiled with.
 func (c *SQLiteConn) SetLimit(id int, newVal int) int {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {
 		return -1
@@ -111,7 +110,6 @@ func (c *SQLiteConn) SetLimit(id int, newVal int) int {
 // an opcode the VFS does not know, ErrError for an unknown database). One cgo
 // call.
 func (c *SQLiteConn) SetFileControlInt(dbName string, op int, arg int) error {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {
 		return driver.ErrBadConn
@@ -124,7 +122,6 @@ func (c *SQLiteConn) SetFileControlInt(dbName string, op int, arg int) error {
 // SQLITE_FCNTL_SIZE_LIMIT, ...; https://sqlite.org/c3ref/file_control.html).
 // One cgo call.
 func (c *SQLiteConn) SetFileControlInt64(dbName string, op int, arg int64) error {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {
 		return driver.ErrBadConn

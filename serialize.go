@@ -44,7 +44,6 @@ func (c *SQLiteConn) Serialize(schema string) ([]byte, error) {
 // database is in a transaction or a backup, and for "temp". The image must
 // not be in WAL mode (set bytes 18 and 19 to 1 to convert it).
 func (c *SQLiteConn) Deserialize(b []byte, schema string) error {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {
 		return driver.ErrBadConn

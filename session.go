@@ -65,7 +65,6 @@ var (
 // SQLite 3.44 or later (with the libsqlite3 build tag). Cost: one cgo call.
 // Not in mattn/go-sqlite3.
 func (c *SQLiteConn) CreateSession(schema string) (*Session, error) {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {
 		return nil, driver.ErrBadConn

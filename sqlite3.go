@@ -120,7 +120,6 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 			return nil, err
 		}
 	}
-	c.opened = true
 	return c, nil
 }
 
@@ -170,7 +169,6 @@ type SQLiteConn struct {
 	// rolled it back on its own. txSeq numbers the BeginTx transactions, for
 	// the DirectStmts prepared in one.
 	inTx, txLost bool
-	txLostBy     error // the error of the statement after which SQLite rolled back
 	txSeq        uint64
 
 	cache stmtCache
@@ -182,20 +180,9 @@ type SQLiteConn struct {
 	// results is the rest of the block Exec results are cut from (newResult).
 	results []SQLiteResult
 
-	// opened is set once open has set the connection up (ConnectHook
-	// included); ungrouped once it holds something of its own that takes it
-	// out of group commit (group.go).
-	opened    bool
-	ungrouped atomic.Bool
 	// groupHome: the BeginTx transaction holds the turn and runs, at its
-	// Commit, the writes waiting behind it; txHost and txUnit: it runs in
-	// txHost's group instead (group.go).
+	// Commit, the writes waiting behind it (group_run.go, commitHome).
 	groupHome bool
-	txHost    *SQLiteConn
-	txUnit    *groupUnit
-	// hosting is the transaction of another connection this one runs in
-	// its group now, lent to it (group.go); under the exclusion.
-	hosting *groupUnit
 
 	// hooks holds the callbacks, open blobs and backups of hooks.go, trace.go,
 	// blob.go and backup.go; nil until one is used.
@@ -223,10 +210,6 @@ var (
 // it (sqlite3_close_v2). Closing twice is harmless.
 func (c *SQLiteConn) Close() error {
 	k := c.core
-	if c.txHost != nil {
-		c.rollbackTxHosted() // group.go: the group goes on without it
-		c.endTx()
-	}
 	var held bool
 	for {
 		// A backup locks both its connections, in lockBoth's order: it
@@ -277,9 +260,6 @@ func (c *SQLiteConn) IsValid() bool { return !c.closed.Load() }
 // AutoCommit reports whether the connection is outside any transaction
 // (sqlite3_get_autocommit).
 func (c *SQLiteConn) AutoCommit() bool {
-	if c.txHost != nil {
-		return false // its transaction runs in another connection's group
-	}
 	defer c.core.unlock(c.core.lock())
 	return !c.closed.Load() && cAutocommit(c.h)
 }
@@ -368,7 +348,6 @@ func (c *SQLiteConn) errorFor(rc int, w *watch, base int) error {
 		// SQLite rolled the whole transaction back (an interrupt, a full
 		// disk, ...): later statements of the Tx must not run on their own.
 		c.txLost = true
-		c.txLostBy = errorFor(c.h, rc, base) // what a group it ran tells its other writes (group.go)
 	}
 	if code := rc & ErrNoMask; (code == sqliteInterrupt || code == sqliteBusy) && w.gen != 0 && atomic.LoadUint64(c.word.p) == w.gen {
 		return c.contextError(w.ctx)
@@ -518,23 +497,15 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	if opts.ReadOnly {
 		begin = "BEGIN" // a reader takes no write lock, whatever _txlock says
 	}
-	if !opts.ReadOnly && begin == "BEGIN IMMEDIATE" && !c.deferFK && c.grouping() {
-		handled, err := c.beginGrouped(ctx) // group.go
-		if err != nil {
-			return nil, err
-		}
-		if handled {
-			c.inTx, c.txLost = true, false
-			c.txSeq++
-			return &SQLiteTx{c: c}, nil
-		}
-	}
 	if _, err := c.execContext(ctx, begin, nil); err != nil {
 		c.endReadOnly()
 		return nil, err
 	}
 	c.inTx, c.txLost = true, false
 	c.txSeq++
+	// A write transaction that took the turn runs, at its Commit, the
+	// writes queued behind it meanwhile (group_run.go).
+	c.groupHome = c.core.groupOn && c.core.turn && !c.deferFK
 	if c.deferFK {
 		// SQLite switches defer_foreign_keys off at every COMMIT and ROLLBACK.
 		if err := c.execOne("PRAGMA defer_foreign_keys = 1"); err != nil {
@@ -603,10 +574,6 @@ type SQLiteTx struct {
 // database/sql considers the transaction over either way.
 func (tx *SQLiteTx) Commit() error {
 	c := tx.c
-	if c.txHost != nil {
-		defer c.endTx()
-		return c.commitHosted() // group.go
-	}
 	defer c.core.unlock(c.core.lock())
 	defer c.endTx()
 	if c.closed.Load() {
@@ -617,7 +584,7 @@ func (tx *SQLiteTx) Commit() error {
 		return driverError("cannot commit: the transaction was already rolled back (for example by an interrupted statement or an error)")
 	}
 	if c.groupHome {
-		return c.commitHome() // group.go
+		return c.commitHome() // group_run.go
 	}
 	if err := c.execOne("COMMIT"); err != nil {
 		if !cAutocommit(c.h) {
@@ -632,11 +599,6 @@ func (tx *SQLiteTx) Commit() error {
 // already ended (after an interrupt or certain errors) is not an error.
 func (tx *SQLiteTx) Rollback() error {
 	c := tx.c
-	if c.txHost != nil {
-		c.rollbackTxHosted() // group.go
-		c.endTx()
-		return nil
-	}
 	defer c.core.unlock(c.core.lock())
 	defer c.endTx()
 	c.groupHome = false

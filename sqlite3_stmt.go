@@ -28,9 +28,6 @@ type SQLiteStmt struct {
 	// releaseOnRowsClose marks a statement that conn.Query prepared for the
 	// rows it returned.
 	releaseOnRowsClose bool
-	// hostedFor is the transaction it was prepared for when that runs in
-	// this connection's group (group.go): it runs only while it still does.
-	hostedFor *groupUnit
 	// own and cleanup finalize the statement if it is collected while
 	// prepared (lifetime.go); nil for the passing statements of a script.
 	own     *stmtOwner
@@ -97,19 +94,6 @@ func (c *SQLiteConn) Prepare(query string) (driver.Stmt, error) {
 // exactly one statement. SQL with no statement at all is an error (mattn's
 // statement crashes when run).
 func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	if h, err := c.hostOf(ctx); h != nil { // group.go
-		if err == nil {
-			err = hostedSQL(query)
-		}
-		if err != nil {
-			return nil, err
-		}
-		s, err := c.hostedPrepare(h, query)
-		if err != nil {
-			return nil, err // no typed nil in the interface
-		}
-		return s, nil
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -126,7 +110,6 @@ func (c *SQLiteConn) prepareContext(query string) (*SQLiteStmt, error) {
 	if c.closed.Load() {
 		return nil, driver.ErrBadConn
 	}
-	c.noteQuery(query)
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
@@ -224,19 +207,6 @@ func (s *SQLiteStmt) Query(args []driver.Value) (driver.Rows, error) {
 
 // ExecContext binds args and runs the statement to completion in one cgo call.
 func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	if h, err := s.c.hostOf(ctx); h != nil { // group.go: prepared before its transaction
-		if err != nil {
-			return nil, err
-		}
-		query, err := s.text()
-		if err == nil {
-			err = hostedSQL(query)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return s.c.hostedExec(h, query, args)
-	}
 	defer s.c.core.unlock(s.c.core.lock())
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -246,7 +216,7 @@ func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) 
 		return nil, err
 	}
 	defer w.done()
-	if stmtGroupable(s.h) && s.c.grouping() {
+	if s.c.groupable(s) {
 		return s.c.execGrouped(&w, s, s.sqlHeld(), args) // group.go
 	}
 	b := binder{args: args, strict: s.c.strict}
@@ -258,19 +228,6 @@ func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) 
 
 // QueryContext binds args and steps the first row in one cgo call.
 func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	if h, err := s.c.hostOf(ctx); h != nil { // group.go: prepared before its transaction
-		if err != nil {
-			return nil, err
-		}
-		query, err := s.text()
-		if err == nil {
-			err = hostedSQL(query)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return s.c.hostedQuery(h, query, args)
-	}
 	defer s.c.core.unlock(s.c.core.lock())
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -279,7 +236,7 @@ func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue)
 	if err != nil {
 		return nil, err
 	}
-	if stmtGroupable(s.h) && s.c.grouping() {
+	if s.c.groupable(s) {
 		return s.c.queryGrouped(w, s, s.sqlHeld(), args) // group.go
 	}
 	b := binder{args: args, strict: s.c.strict}
@@ -290,19 +247,7 @@ func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue)
 	return s.query(w)
 }
 
-// text returns the statement's SQL.
-func (s *SQLiteStmt) text() (string, error) {
-	if s.cacheKey != "" {
-		return s.cacheKey, nil
-	}
-	defer s.c.core.unlock(s.c.core.lock())
-	if s.closed || s.c.closed.Load() {
-		return "", driverError("statement is closed")
-	}
-	return cStmtSQL(s.h), nil // cacheKey, when set, was returned above
-}
-
-// sqlHeld is text with the connection held and the statement open.
+// sqlHeld is the statement's SQL, with the connection held and the statement open.
 func (s *SQLiteStmt) sqlHeld() string {
 	if s.cacheKey != "" {
 		return s.cacheKey
@@ -313,14 +258,6 @@ func (s *SQLiteStmt) sqlHeld() string {
 func (s *SQLiteStmt) usable() error {
 	if s.closed {
 		return driverError("statement is closed")
-	}
-	if u := s.hostedFor; u != nil {
-		// Prepared for a transaction that runs in this connection's group
-		// (group.go): only while it still does.
-		if s.c.hosting != u {
-			return errHostedIdle
-		}
-		u.touch()
 	}
 	if err := s.c.usable(); err != nil {
 		return err
@@ -426,15 +363,6 @@ func (s *SQLiteStmt) queryRun(w watch) (driver.Rows, error) {
 // is walked by byte offset in one C buffer: time and memory stay linear in
 // its length.
 func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if h, err := c.hostOf(ctx); h != nil { // group.go
-		if err == nil {
-			err = hostedSQL(query)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return c.hostedExec(h, query, args)
-	}
 	defer c.core.unlock(c.core.lock())
 	return c.execContext(ctx, query, args)
 }
@@ -444,7 +372,6 @@ func (c *SQLiteConn) execContext(ctx context.Context, query string, args []drive
 	if err := c.usable(); err != nil {
 		return nil, err
 	}
-	c.noteQuery(query)
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
@@ -468,7 +395,7 @@ func (c *SQLiteConn) execContext(ctx context.Context, query string, args []drive
 			break
 		}
 		last := tail >= len(query) // the bridge skips trailing comments and semicolons
-		if off == 0 && last && stmtGroupable(s.h) && c.grouping() {
+		if off == 0 && last && c.groupable(s) {
 			res, err := c.execGrouped(&w, s, query, args) // group.go
 			c.release(s)
 			return res, err
@@ -519,15 +446,6 @@ func (c *SQLiteConn) Exec(query string, args []driver.Value) (driver.Result, err
 // does, and returns the rows of the last one. SQL with no statement gives no
 // rows and no columns (with _strict, an error).
 func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	if h, err := c.hostOf(ctx); h != nil { // group.go
-		if err == nil {
-			err = hostedSQL(query)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return c.hostedQuery(h, query, args)
-	}
 	defer c.core.unlock(c.core.lock())
 	return c.queryContext(ctx, query, args)
 }
@@ -537,7 +455,6 @@ func (c *SQLiteConn) queryContext(ctx context.Context, query string, args []driv
 	if err := c.usable(); err != nil {
 		return nil, err
 	}
-	c.noteQuery(query)
 	if restore := c.nest(); restore != nil {
 		defer restore()
 	}
@@ -565,7 +482,7 @@ func (c *SQLiteConn) queryContext(ctx context.Context, query string, args []driv
 			return nil, driverError("query has no SQL statement")
 		}
 		last := tail >= len(query) // the bridge skips trailing comments and semicolons
-		if off == 0 && last && stmtGroupable(s.h) && c.grouping() {
+		if off == 0 && last && c.groupable(s) {
 			s.releaseOnRowsClose = true
 			rows, err := c.queryGrouped(w, s, query, args) // group.go
 			if err != nil {

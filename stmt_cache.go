@@ -92,7 +92,6 @@ func (c *SQLiteConn) prepareCached(query string, gen uint64) (*SQLiteStmt, int, 
 	} else if s := c.cache.take(query); s != nil {
 		s.closed = false
 		s.releaseOnRowsClose = false
-		s.hostedFor = nil
 		return s, len(query), sqliteOK, nil
 	}
 	// A cached statement's text passed this check when it was prepared; a

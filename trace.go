@@ -63,7 +63,6 @@ type TraceConfig struct {
 // Cost: one C-to-Go callback per event; TraceRow costs one per row, and
 // WantExpandedSQL a C allocation and a string per statement.
 func (c *SQLiteConn) SetTrace(config *TraceConfig) error {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if c.closed.Load() {
 		return driver.ErrBadConn

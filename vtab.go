@@ -231,7 +231,6 @@ type VTabCursor interface {
 // connections where its module is registered. The cost is one cgo call; see
 // Module for the cost of the callbacks.
 func (c *SQLiteConn) CreateModule(moduleName string, module Module) error {
-	c.leaveGroups() // group.go
 	defer c.core.unlock(c.core.lock())
 	if module == nil {
 		return driverError("CreateModule requires a non-nil module")
