@@ -18,27 +18,32 @@
 **
 ** Layering, lowest first; a part calls only the parts listed before it
 ** (and SQLite and Go), never one listed after it:
-**   bridge_cancel.c    cancellation: the progress handler, arming
-**   bridge_readonly.c  whether a connection can write (stepping ahead)
-**   bridge_share.c     the share layer: the VFS through which connections of
-**                      this process share a file (turn queue, WAL bound,
-**                      FileStats), and the busy handler that waits in it
-**   bridge_unlock.c    shared-cache lock waits (sqlite_unlock_notify tag)
-**   bridge_conn.c      open, configure, close a connection; its last error
-**   bridge_stmt.c      prepare, describe, finalize a statement
-**   bridge_group.c     whether a connection may join a group commit
-**   bridge_bind.c      bind the parameters Go wrote
-**   bridge_rows.c      run statements, step rows into the row buffer
-**   bridge_hooks.c     hooks and trace trampolines
-**   bridge_db.c        serialize, deserialize, load an extension
-**   bridge_func.c      user-defined functions and collations
-**   bridge_vtab.c      virtual tables
-**   bridge_session.c   sessions and changesets
-**   bridge_direct.c    the direct statement API
+**   bridge_cancel.c       cancellation: the progress handler, arming
+**   bridge_readonly.c     whether a connection can write (stepping ahead)
+**   bridge_share*.c       the share layer: the VFS through which connections
+**                         of this process share a file, in parts:
+**     bridge_share.c        the registry of files, each connection's link
+**     bridge_share_hold.c   the WAL bound's gate on new read transactions
+**     bridge_share_queue.c  the write lock's queue, the busy handler in it
+**     bridge_share_vfs.c    the VFS's methods, watching the locks
+**     bridge_share_bound.c  the WAL bound: checkpoint, restart of the WAL
+**     bridge_share_stats.c  the file's counters (FileStats)
+**   bridge_unlock.c       shared-cache lock waits (sqlite_unlock_notify tag)
+**   bridge_conn.c         open, configure, close a connection; its last error
+**   bridge_stmt.c         prepare, describe, finalize a statement
+**   bridge_group.c        whether a connection may join a group commit
+**   bridge_bind.c         bind the parameters Go wrote
+**   bridge_rows.c         run statements, step rows into the row buffer
+**   bridge_hooks.c        hooks and trace trampolines
+**   bridge_db.c           serialize, deserialize, load an extension
+**   bridge_func.c         user-defined functions and collations
+**   bridge_vtab.c         virtual tables
+**   bridge_session.c      sessions and changesets
+**   bridge_direct.c       the direct statement API
 ** The share layer is below the bridge: bridge code calls bridge_share_*, and
 ** share code calls beneath it only bridge_cancel.c (bridge_cancelled, and
 ** bridge_progress in the busy handler) and bridge_readonly.c
-** (bridge_read_only).
+** (bridge_read_only). bridge_share.c says what each of its parts holds.
 */
 /* The vendored amalgamation is compiled here, in the bridge's translation unit
 ** (see compile_options.go), so that the compiler can inline SQLite's column
@@ -65,6 +70,11 @@
 #include "bridge_cancel.c"
 #include "bridge_readonly.c"
 #include "bridge_share.c"
+#include "bridge_share_hold.c"
+#include "bridge_share_queue.c"
+#include "bridge_share_vfs.c"
+#include "bridge_share_bound.c"
+#include "bridge_share_stats.c"
 #include "bridge_unlock.c"
 #include "bridge_conn.c"
 #include "bridge_stmt.c"
