@@ -23,7 +23,7 @@
 **   bridge_share*.c       the share layer: the VFS through which connections
 **                         of this process share a file, in parts:
 **     bridge_share.c        the registry of files, each connection's link
-**     bridge_share_hold.c   the WAL bound's gate on new read transactions
+**     bridge_share_hold.c   the WAL bound's hold on new read transactions
 **     bridge_share_queue.c  the write lock's queue, the busy handler in it
 **     bridge_share_vfs.c    the VFS's methods, watching the locks
 **     bridge_share_bound.c  the WAL bound: checkpoint, restart of the WAL

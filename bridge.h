@@ -445,9 +445,9 @@ void bridge_share_timed_out(bridge_conn *c);
 
 /* After a statement ends on c: leaves the queue, and when the WAL has
 ** passed half of c->wal_bound and c holds no transaction, restarts it
-** (holding new readers of the process at most BRIDGE_WAL_GATE_MS). */
+** (holding new readers of the process at most BRIDGE_WAL_HOLD_MS). */
 void bridge_share_after(bridge_conn *c);
-#define BRIDGE_WAL_GATE_MS 100
+#define BRIDGE_WAL_HOLD_MS 100
 /* A read transaction older than this whose snapshot outlives the bound's
 ** next look is a long one, unless most of the process's readers are that
 ** slow: the bound then does not hold readers for it (bridge_share.c). */
@@ -478,7 +478,7 @@ typedef struct bridge_file_stats {
   int64_t checkpoints, checkpoints_failed, checkpoint_ns; /* the WAL bound's */
   int64_t last_checkpoint_rc; /* of the last one's TRUNCATE pass */
   int64_t last_checkpoint_log, last_checkpoint_done; /* its PASSIVE pass: WAL frames, frames copied */
-  int64_t gate_holds, gate_hold_ns, gate_hold_max_ns; /* read transactions the WAL bound held */
+  int64_t readers_held, readers_held_ns, readers_held_max_ns; /* read transactions the WAL bound held */
   int64_t wal_end, wal_size; /* bytes of the WAL in use; its size as written here */
   int64_t queued;           /* waiting for the write lock now */
   int64_t connections;      /* connections with it as main database */

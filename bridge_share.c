@@ -14,8 +14,8 @@
 **   - a counter of every lock released in this process, which other waits
 **     (a reader kept out by a commit, a commit waiting for readers, a
 **     checkpoint waiting for readers) watch instead of sleeping blind;
-**   - the extent of the WAL, and a gate that holds new read transactions of
-**     this process while a checkpoint restarts the WAL (the WAL bound).
+**   - the extent of the WAL, and a hold on new read transactions of this
+**     process while a checkpoint restarts the WAL (the WAL bound).
 ** Locks held by other processes are still polled, on SQLite's schedule.
 **
 ** The share layer, split by concept into parts that bridge.c includes in
@@ -135,9 +135,9 @@ struct bridge_file {
   int inproc[5];            /* WAL read locks held in this process, by slot; atomic */
   uint64_t released;        /* bumped at every unlock; atomic */
   int nwait;                /* threads in share_wait; atomic */
-  int gate;                 /* 1 while new read transactions wait (WAL bound); atomic */
-  int64_t gate_until;       /* when held readers go on regardless (monotonic ns) */
-  const void *gate_thread;  /* the checkpointing thread, which the gate lets through */
+  int hold;                 /* 1 while new read transactions wait (WAL bound); atomic */
+  int64_t hold_until;       /* when held readers go on regardless (monotonic ns) */
+  const void *hold_thread;  /* the checkpointing thread, which the hold lets through */
   int bounding;             /* a connection is restarting the WAL; atomic */
   int64_t wal_end;          /* bytes of the WAL in use; atomic */
   int64_t wal_size;         /* the WAL file's size as written here; atomic */

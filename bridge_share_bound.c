@@ -27,8 +27,8 @@
 **     process's readers are old, a crowd that comes and goes (more busy
 **     goroutines than cores), it holds new ones;
 **   - the TRUNCATE pass waits for the write lock in line with the writers,
-**     readers free, and holds new readers only once it has it (the VFS
-**     closes the gate as the lock is granted: share_bounding);
+**     readers free, and holds new readers only once it has it (the queue
+**     begins the hold as the lock is granted: share_bounding);
 **   - read-only connections never run it (they cannot write the WAL's
 **     header), and the bound is the file's: the smallest _wal_bound of the
 **     process's connections on it, none while any of them says 0. */
@@ -144,7 +144,7 @@ void bridge_share_after(bridge_conn *c) {
     }
   }
   share_bounding = 1;
-  c->wait_until = bridge_share_now() + (int64_t)BRIDGE_WAL_GATE_MS * 1000000; /* for the write lock */
+  c->wait_until = bridge_share_now() + (int64_t)BRIDGE_WAL_HOLD_MS * 1000000; /* for the write lock */
   rc = sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_TRUNCATE, 0, 0);
   held = share_bounding == 2;
   share_bounding = 0;
@@ -158,8 +158,8 @@ void bridge_share_after(bridge_conn *c) {
     store(&f->seen_held, 1);
   }
   share_lock(&f->mu);
-  store(&f->gate, 0);
-  f->gate_thread = 0;
+  store(&f->hold, 0);
+  f->hold_thread = 0;
   share_broadcast(&f->cv);
   f->st.checkpoints++;
   f->st.checkpoint_ns += bridge_share_now() - start;

@@ -72,7 +72,7 @@ static int share_take_write(bridge_vfile *v, int (*lock)(bridge_vfile *, int, in
   rc = lock(v, a, b);
   if (rc == SQLITE_OK && share_bounding == 1) {
     share_unlock(&f->mu);
-    share_bound_gate(f, v->conn);
+    share_bound_hold(f, v->conn);
     share_bounding = 2;
     share_lock(&f->mu);
   }

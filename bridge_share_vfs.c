@@ -2,7 +2,7 @@
 ** bridge_share_vfs.c: the VFS "fastsqlite" over the default one
 ** (bridge_share_vfs registers it). Each method forwards to the default VFS's
 ** file; on the main database and its WAL, those that lock tell the queue
-** (bridge_share_queue.c) and meet the WAL bound's gate (bridge_share_hold.c),
+** (bridge_share_queue.c) and meet the WAL bound's hold (bridge_share_hold.c),
 ** and those that write or truncate the WAL track its extent for the bound.
 ** Opening a main database or its WAL finds its file's entry
 ** (bridge_share.c). Also what the share layer reads of the amalgamation:
@@ -164,7 +164,7 @@ static int share_shm_lock(sqlite3_file *p, int off, int n, int flags) {
     return rc;
   }
   if (off == SHARE_WAL_WRITE && (flags & SQLITE_SHM_EXCLUSIVE)) return share_take_write(v, share_os_shm_lock, off, n);
-  if ((flags & SQLITE_SHM_SHARED) && off >= SHARE_WAL_READ0) share_gate(v->file);
+  if ((flags & SQLITE_SHM_SHARED) && off >= SHARE_WAL_READ0) share_hold_reader(v->file);
   share_count_slots(v, off, n, 1);
   rc = v->real->pMethods->xShmLock(v->real, off, n, flags);
   if (rc != SQLITE_OK) share_count_slots(v, off, n, -1);
