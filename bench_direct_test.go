@@ -206,7 +206,7 @@ func benchSortedScan(b *testing.B, readOnly bool) {
 // benchPointLookup8 is bench/'s PointLookup/8 workload: eight goroutines
 // look up random keys of a 100,000-row WAL table through a pool of eight
 // connections opened with the DSN of bench/cmd/ours (plus extra, e.g.
-// "&vfs=unix" to leave out the shared-file VFS of bridge_share.c). ns/op is
+// "&vfs=unix" to leave out the shared-file VFS of bridge_share_vfs.c). ns/op is
 // wall time per lookup, all goroutines together.
 func benchPointLookup8(b *testing.B, extra string) {
 	const rows, workers = 100000, 8

@@ -317,9 +317,9 @@ void bridge_errinfo(bridge_conn *c);
 **
 ** Go callbacks are named by registry ids (uintptr_t, never 0), never by Go
 ** pointers: the id itself is SQLite's user-data argument, and the trampolines
-** in bridge_hooks.c (the busy handler's in bridge_share.c) hand it back to
-** the exported Go entry points. Id 0 removes the hook. A stale id (its Go
-** side released) makes the Go side do nothing. */
+** in bridge_hooks.c (the busy handler's in bridge_share_queue.c) hand it
+** back to the exported Go entry points. Id 0 removes the hook. A stale id
+** (its Go side released) makes the Go side do nothing. */
 void bridge_commit_hook(sqlite3 *db, uintptr_t h);
 void bridge_rollback_hook(sqlite3 *db, uintptr_t h);
 void bridge_update_hook(sqlite3 *db, uintptr_t h);
@@ -355,7 +355,7 @@ int bridge_busy_install(bridge_conn *c, bridge_busy *b);
 
 /* Whether c's busy handler is the bridge's timeout (not a Go handler, not
 ** SQLite's own from PRAGMA busy_timeout, not none): the waits that
-** bridge_share.c may queue. */
+** bridge_share_queue.c may queue. */
 int bridge_busy_ours(bridge_conn *c);
 
 /* Whether c cannot write its main database: opened read-only, or PRAGMA
@@ -365,7 +365,7 @@ int bridge_read_only(bridge_conn *c);
 /* Non-zero when c's running operation has been cancelled. */
 int bridge_cancelled(bridge_conn *c);
 
-/* ---- connections sharing a file (bridge_share.c) ----
+/* ---- connections sharing a file (bridge_share*.c) ----
 ** Connections of this process on one database file hand the write lock over
 ** in arrival order instead of each sleeping SQLite's busy schedule, other
 ** lock waits wake at any release in the process, and the WAL is kept under
@@ -450,7 +450,7 @@ void bridge_share_after(bridge_conn *c);
 #define BRIDGE_WAL_HOLD_MS 100
 /* A read transaction older than this whose snapshot outlives the bound's
 ** next look is a long one, unless most of the process's readers are that
-** slow: the bound then does not hold readers for it (bridge_share.c). */
+** slow: the bound then does not hold readers for it (bridge_share_bound.c). */
 #define BRIDGE_WAL_LONG_READ_MS 200
 
 /* The descriptor of f, a file that vfs opened, when vfs is SQLite's unix

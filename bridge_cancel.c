@@ -3,7 +3,7 @@
 ** statement once Go has marked its operation cancelled, the arming of it
 ** around each operation, and the question the waits ask (bridge_cancelled).
 ** The lowest part: everything that runs SQL arms it, and the share layer's
-** waits and the busy handler (bridge_share.c) give up when it says so.
+** waits and the busy handler (bridge_share_queue.c) give up when it says so.
 */
 #ifdef BRIDGE_TU /* compiled only inside bridge.c (see there) */
 

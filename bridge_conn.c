@@ -10,7 +10,7 @@ int bridge_open(const char *filename, int flags, const char *vfs, int busy_ms, b
   int rc;
   *out = 0;
   if (!c) return SQLITE_NOMEM;
-  /* The default VFS is reached through bridge_share.c's, which lets the
+  /* The default VFS is reached through bridge_share_vfs.c's, which lets the
   ** process's connections to one file wait for each other's locks. A VFS
   ** the DSN or URI names is used as it is. */
   if (!vfs) vfs = bridge_share_vfs();

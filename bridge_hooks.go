@@ -2,9 +2,10 @@ package sqlite3
 
 // The cgo boundary of hooks, the authorizer, tracing and busy handlers: the
 // wrappers hooks.go and trace.go call, and the Go entry points that the C
-// trampolines in bridge_hooks.c (the busy handler's in bridge_share.c) call back.
-// C never holds a Go pointer: it holds registry ids (hookCallbacks) and hands
-// them back; an id whose Go side is gone makes the entry point do nothing.
+// trampolines in bridge_hooks.c (the busy handler's in bridge_share_queue.c)
+// call back. C never holds a Go pointer: it holds registry ids (hookCallbacks)
+// and hands them back; an id whose Go side is gone makes the entry point do
+// nothing.
 
 /*
 #include "bridge.h"

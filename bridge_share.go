@@ -2,8 +2,9 @@
 
 package sqlite3
 
-// The cgo boundary of bridge_share.c: connections of this process that share
-// a database file (share.go).
+// The cgo boundary of the share layer (bridge_share*.c; bridge_share.c lists
+// its parts): connections of this process that share a database file
+// (share.go).
 
 /*
 #include "bridge.h"

@@ -88,7 +88,7 @@ static int bridge_next(bridge_conn *c, const char *tail) {
 ** (gate.go): a statement that sqlite3_stmt_readonly calls a writer may write
 ** only TEMP or an attached file, change the journal mode, checkpoint or
 ** VACUUM INTO another file; those take the main file's write lock, if at
-** all, by themselves, and wait for it in bridge_share.c's queue. Only the
+** all, by themselves, and wait for it in bridge_share_queue.c's queue. Only the
 ** amalgamation compiled into this translation unit shows the program:
 ** against another SQLite every writer counts. */
 static int bridge_writes_main(sqlite3_stmt *st) {

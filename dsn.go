@@ -18,7 +18,7 @@ type config struct {
 	loc           *time.Location
 	txlock        string // the statement that begins a transaction
 	stmtCacheSize int
-	walBound      int64    // _wal_bound: bytes, 0 for none (bridge_share.c)
+	walBound      int64    // _wal_bound: bytes, 0 for none (bridge_share_bound.c)
 	deferFK       bool     // re-enable defer_foreign_keys in every transaction
 	strict        bool     // _strict: refuse what mattn/go-sqlite3 lets through (strict.go)
 	defensive     bool     // SQLITE_DBCONFIG_DEFENSIVE

@@ -18,11 +18,12 @@ import (
 // wait runs out its timeout and fails with "database is locked", although the
 // lock's holder is garbage. So the bridge's busy handler (_busy_timeout,
 // SetBusyTimeout) asks for a collection once a wait has gone on for 100 ms,
-// and again every 500 ms of waiting (bridge_share.c, bridge_busy_collect_due); the
-// cleanups then release such locks while the wait goes on, unchanged. A wait
-// for a lock that a live connection or another process holds pays one
-// collection, started on a goroutine of its own so that the wait's timing
-// stays SQLite's schedule. Waits that end within 100 ms cost nothing.
+// and again every 500 ms of waiting (bridge_share_queue.c,
+// bridge_busy_collect_due); the cleanups then release such locks while the wait
+// goes on, unchanged. A wait for a lock that a live connection or another
+// process holds pays one collection, started on a goroutine of its own so that
+// the wait's timing stays SQLite's schedule. Waits that end within 100 ms cost
+// nothing.
 //
 // No collection finds Rows that database/sql itself still refers to: a
 // *sql.Rows whose query context can be cancelled and is not done
@@ -37,8 +38,8 @@ import (
 // time. A wait that asks too soon asks again later.
 const busyCollectGap = 500 * time.Millisecond
 
-// busyCollectAfter is how long a wait goes on before it asks for a
-// collection (BRIDGE_BUSY_COLLECT_MS in bridge_share.c; gate.go's waits too).
+// busyCollectAfter is how long a wait goes on before it asks for a collection
+// (BRIDGE_BUSY_COLLECT_MS in bridge_share_queue.c; gate.go's waits too).
 const busyCollectAfter = 100 * time.Millisecond
 
 var busyCollect struct {

@@ -810,10 +810,10 @@ func TestUpgradeBusyExplained(t *testing.T) {
 	}
 }
 
-// Tests of the WAL bound (share.go, bridge_share.c): it holds readers only
-// where that can win, it is the file's, and read-only connections leave it
-// to the others. TestWALBound (share_test.go) shows it keeping the WAL
-// bounded under readers that never stop.
+// Tests of the WAL bound (share.go, bridge_share_bound.c): it holds readers
+// only where that can win, it is the file's, and read-only connections leave it
+// to the others. TestWALBound (share_test.go) shows it keeping the WAL bounded
+// under readers that never stop.
 
 const testBound = 256 << 10
 
