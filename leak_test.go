@@ -6,10 +6,10 @@ package sqlite3
 // abandoned, queries cancelled and errors hit, the goroutine count and
 // SQLite's heap must come back to where they were.
 //
-// SQLite counts its heap only when a fresh process enables the count before
-// its first connection (memstats.go), so TestLeak re-executes the test binary
-// to run TestLeakChild alone. Under valgrind (the bridge's own malloc'd
-// buffers are not in SQLite's count; valgrind sees them):
+// SQLite counts its heap only when a fresh process enables the count before its
+// first connection (enableMemStats, bridge.go), so TestLeak re-executes the
+// test binary to run TestLeakChild alone. Under valgrind (the bridge's own
+// malloc'd buffers are not in SQLite's count; valgrind sees them):
 //
 //	go test -c -tags fastsqlite_dev -o /tmp/sqlite3.test .
 //	FASTSQLITE_LEAK_CHILD=1 LEAK_ROUNDS=1 valgrind --leak-check=full --show-leak-kinds=definite \

@@ -213,8 +213,9 @@ func (r *SQLiteRows) decode(dest []driver.Value) {
 // allocation of its own (numbers past 255 in the allocator's 16-byte tiny
 // blocks, as Go's own conversion makes them; strings and []byte as
 // values.go makes them), so that a value the caller keeps keeps alive only
-// itself: values cut from blocks shared by many rows would keep the whole
-// block, and every value the block's other headers point at (DESIGN.md).
+// itself (docs/queries.md, retention_test.go): values cut from blocks shared
+// by many rows would keep the whole block, and every value the block's other
+// headers point at.
 func (r *SQLiteRows) value(i int) driver.Value {
 	s := r.s
 	col := &s.run.cur[i]

@@ -17,7 +17,8 @@ import (
 // collector needs no pointer from it (whoever holds the header holds the
 // block), and the block keeps alive only the value itself plus its header:
 // a string the caller keeps costs at most a third more than its own
-// allocation would, and shares its block with no other value (DESIGN.md).
+// allocation would, and shares its block with no other value, as
+// docs/queries.md promises of values (retention_test.go checks it).
 // Shorter values keep Go's two allocations, where the 16- or 24-byte header
 // would weigh more than that (a 15-byte string fits one of the allocator's
 // 16-byte tiny blocks, with its header 32 bytes).
