@@ -1,5 +1,5 @@
 // Command mattn runs difftest's programs on github.com/mattn/go-sqlite3
-// v1.14.53. cmd/difftest builds it.
+// v1.14.53. The difftest command (the module root) builds it.
 package main
 
 import (
@@ -7,11 +7,11 @@ import (
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
-	"github.com/fastsqlite/sqlite3/bench/difftest"
+	"github.com/fastsqlite/sqlite3/difftest/harness"
 )
 
 func main() {
-	difftest.Main(difftest.Driver{Label: "mattn", Code: func(err error) (int, int, bool) {
+	harness.Main(harness.Driver{Label: "mattn", Code: func(err error) (int, int, bool) {
 		var e sqlite3.Error
 		if errors.As(err, &e) {
 			return int(e.Code), int(e.ExtendedCode), true

@@ -1,5 +1,5 @@
 // Command ours runs difftest's programs on this driver (the parent
-// directory, through go.mod's replace directive). cmd/difftest builds it.
+// directory, through go.mod's replace directive). The difftest command (the module root) builds it.
 package main
 
 import (
@@ -10,11 +10,11 @@ import (
 
 	sqlite3 "github.com/fastsqlite/sqlite3"
 
-	"github.com/fastsqlite/sqlite3/bench/difftest"
+	"github.com/fastsqlite/sqlite3/difftest/harness"
 )
 
 func main() {
-	difftest.Main(difftest.Driver{Label: "ours", Stats: func(db *sql.DB) string {
+	harness.Main(harness.Driver{Label: "ours", Stats: func(db *sql.DB) string {
 		st, _ := sqlite3.Stats(context.Background(), db)
 		return fmt.Sprintf("grouped %d %d", st.GroupCommits, st.GroupedWrites)
 	}, Code: func(err error) (int, int, bool) {

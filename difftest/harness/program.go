@@ -1,15 +1,15 @@
-// Package difftest is a differential test of this driver against
+// Package harness is the differential test of this driver against
 // github.com/mattn/go-sqlite3 v1.14.53: random programs of connections
 // mixing writes to the main database, TEMP and ATTACHed files, VACUUM INTO,
 // pragmas, deserialize, long readers, leaked Rows, cancellations and
-// read-only pools, run on each driver in its own process (cmd/difftest
+// read-only pools, run on each driver in its own process (the difftest command
 // builds difftest/ours and difftest/mattn), each printing a canonical
 // transcript: every operation's outcome class and the final databases.
 //
 // A program is generated from a seed alone (Generate), so the same seed is
 // the same program on both drivers, and anyone can rerun it:
 //
-//	go run ./cmd/difftest -seed N
+//	cd difftest && go run . -seed N
 //
 // The programs are built so that a correct driver's transcript does not
 // depend on timing: operations run one at a time, so a lock another
@@ -22,7 +22,7 @@
 // does that depends on timing (a context already cancelled may still let
 // the statement run) is folded into one class; what this driver does
 // differently on purpose is in Exceptions.
-package difftest
+package harness
 
 import (
 	"fmt"

@@ -1,17 +1,18 @@
-// Command difftest runs the differential test of package difftest: it builds
-// the program of each driver (difftest/ours, difftest/mattn: two cgo copies
-// of SQLite cannot share a binary), runs both on the same seeds, and
+// Command difftest runs the differential test of package harness: it builds
+// the program of each driver (./ours, ./mattn: two cgo copies of SQLite
+// cannot share a binary), runs both on the same seeds, and
 // compares their transcripts line by line: each operation's outcome class,
 // then the final databases.
 //
-//	go run ./cmd/difftest                      # seeds 1-20
-//	go run ./cmd/difftest -seeds 1-20 -budget 90s  # then 21, 22, ... until 90 s have passed
-//	go run ./cmd/difftest -seed 7              # one seed: its program, and every difference
-//	go run ./cmd/difftest -self mattn          # noise check: mattn against itself
+//	cd difftest
+//	go run .                           # seeds 1-20
+//	go run . -seeds 1-20 -budget 90s   # then 21, 22, ... until 90 s have passed
+//	go run . -seed 7                   # one seed: its program, and every difference
+//	go run . -self mattn               # noise check: mattn against itself
 //
 // A difference prints the seed, the first differing op with its program
 // text, and the command that reproduces it. Exit status 1 if any program
-// differs in a way difftest.Exceptions does not explain.
+// differs in a way harness.Exceptions does not explain.
 package main
 
 import (
@@ -29,8 +30,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fastsqlite/sqlite3/bench/difftest"
-	"github.com/fastsqlite/sqlite3/bench/internal/runbench"
+	"github.com/fastsqlite/sqlite3/difftest/harness"
 )
 
 func main() {
@@ -44,7 +44,7 @@ func main() {
 	self := flag.String("self", "", "noise check: run this driver (ours or mattn) in both columns; any difference is the harness's")
 	flag.Parse()
 	if *exceptions {
-		for _, e := range difftest.Exceptions {
+		for _, e := range harness.Exceptions {
 			how := "matched in transcripts"
 			if e.Match == nil {
 				how = "avoided by construction"
@@ -61,7 +61,7 @@ func main() {
 	if *one != 0 {
 		from, to, *budget = *one, *one, 0
 	}
-	root, err := runbench.ModuleRoot()
+	root, err := moduleRoot()
 	if err != nil {
 		fail(err)
 	}
@@ -79,7 +79,7 @@ func main() {
 			pkg = *self
 		}
 		bins[d] = filepath.Join(dir, pkg)
-		if err := runbench.GoBuild(root, bins[d], "./difftest/"+pkg); err != nil {
+		if err := goBuild(root, bins[d], "./"+pkg); err != nil {
 			fail(err)
 		}
 	}
@@ -90,7 +90,7 @@ func main() {
 	var diffSeeds []string
 	known := map[string][]uint64{}
 	for seed := from; seed <= to || (*budget > 0 && time.Since(start) < *budget); seed++ {
-		p := difftest.Generate(seed)
+		p := harness.Generate(seed)
 		t0 := time.Now()
 		out := map[string][]string{}
 		errs := map[string]error{}
@@ -119,7 +119,7 @@ func main() {
 				crashes += fmt.Sprintf("  %s exited after %d lines: %v\n", d, len(out[d])-1, errs[d])
 			}
 		}
-		res := difftest.Compare(p, out["ours"], out["mattn"])
+		res := harness.Compare(p, out["ours"], out["mattn"])
 		switch {
 		case res.Same:
 			nsame++
@@ -157,15 +157,15 @@ func main() {
 		fmt.Printf("  known %s: seeds %v\n", name, s)
 	}
 	if g := groupCommits.Load(); g > 0 {
-		fmt.Printf("  ours: %d group commits of %d writes (%s)\n", g, groupedWrites.Load(), os.Getenv(difftest.ExtraDSNEnv))
+		fmt.Printf("  ours: %d group commits of %d writes (%s)\n", g, groupedWrites.Load(), os.Getenv(harness.ExtraDSNEnv))
 	}
 	if ndiff > 0 {
-		fmt.Printf("  different: seeds %s (go run ./cmd/difftest -seed N shows one)\n", strings.Join(diffSeeds, " "))
+		fmt.Printf("  different: seeds %s (go run . -seed N shows one)\n", strings.Join(diffSeeds, " "))
 		os.Exit(1)
 	}
 }
 
-func report(p *difftest.Program, res difftest.Result, seed uint64) {
+func report(p *harness.Program, res harness.Result, seed uint64) {
 	where := "the final databases"
 	if res.Op >= 0 {
 		where = fmt.Sprintf("op %d (%s)", res.Op, p.Ops[res.Op])
@@ -181,7 +181,7 @@ func report(p *difftest.Program, res difftest.Result, seed uint64) {
 	if res.FinalDiff && res.Op >= 0 {
 		fmt.Println("  the final databases differ too")
 	}
-	fmt.Printf("  reproduce: cd bench && go run ./cmd/difftest -seed %d\n", seed)
+	fmt.Printf("  reproduce: cd difftest && go run . -seed %d\n", seed)
 }
 
 // run runs one driver's program on seed: its transcript, and for a crash
@@ -217,7 +217,7 @@ func run(bin string, seed uint64, timeout time.Duration) ([]string, error) {
 }
 
 // groupCommits and groupedWrites sum what this driver's programs report
-// (difftest.Driver.Stats): with DIFFTEST_DSN_EXTRA=_group_commit=1, whether
+// (harness.Driver.Stats): with DIFFTEST_DSN_EXTRA=_group_commit=1, whether
 // the programs grouped anything.
 var groupCommits, groupedWrites atomic.Int64
 
@@ -241,6 +241,30 @@ func parseRange(s string) (uint64, uint64, error) {
 		return 0, 0, fmt.Errorf("-seeds %q: want FROM-TO, from 1", s)
 	}
 	return from, to, nil
+}
+
+// moduleRoot is the directory of this module, wherever in it the command
+// runs: the drivers' programs are built from there.
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if filepath.Base(gomod) != "go.mod" || filepath.Base(filepath.Dir(gomod)) != "difftest" {
+		return "", fmt.Errorf("run inside the difftest module (cd difftest), not %q", gomod)
+	}
+	return filepath.Dir(gomod), nil
+}
+
+func goBuild(dir, out, pkg string) error {
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build %s in %s: %w", pkg, dir, err)
+	}
+	return nil
 }
 
 func fail(err error) {
