@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -70,6 +71,28 @@ var Exceptions = []Exception{
 			"and read-only connections never run one (they fail with IOERR_WRITE when there are frames to copy).",
 	},
 	{
+		Name: "direct-and-blob-through-sql",
+		Why: "mattn has no direct statement API nor BLOB I/O: its program runs the same SQL through database/sql (in the " +
+			"connection's Tx), and a BLOB write as a read, a splice and an UPDATE of the whole value. The UPDATE counts in " +
+			"changes(), total_changes() and a later DDL's RowsAffected, a blob write does not: programs stop asking for " +
+			"changes() on a connection that wrote a BLOB, sessions subtract those UPDATEs from total_changes(), and RowsAffected " +
+			"is printed for DML only there. sqlite3_blob_open reports most failures as SQLITE_ERROR, so a BLOB op's class is " +
+			"ok or failed.",
+	},
+	{
+		Name: "rollback-ended",
+		Why: "A Rollback after SQLite rolled the transaction back itself (an interrupted write, INSERT OR ROLLBACK): mattn " +
+			"returns SQLite's 'cannot rollback - no transaction is active', this driver nil. Both mean the transaction is " +
+			"gone: Rollback's error(1/1) is folded into ok.",
+	},
+	{
+		Name: "tx-lost",
+		Why: "After SQLite rolled a transaction back itself, mattn runs the Tx's later statements in autocommit (they " +
+			"commit at once) and its Commit fails with 'cannot commit - no transaction is active'; this driver fails them " +
+			"('the transaction was rolled back by SQLite after an earlier error') and its Commit too. Not in docs/switching.md. " +
+			"Programs roll such a Tx back at once (endLost), so nothing else runs in it.",
+	},
+	{
 		Name: "deserialize-error-text",
 		Why: "mattn's Deserialize returns a plain error \"deserialize failed with return N\", this driver an Error with " +
 			"code N: the transcript reads the code out of mattn's text.",
@@ -111,6 +134,9 @@ type Result struct {
 	Mattn     string
 	OtherOps  []int // later ops whose outcomes differ too
 	FinalDiff bool  // the final databases differ
+	// Labels names what differs, each once: an op's kind, a phase's
+	// category ("phase.lastrowid"), "final TABLE" or "final hooks".
+	Labels []string
 }
 
 // Compare compares ours' and mattn's transcripts of p line by line.
@@ -127,6 +153,9 @@ func Compare(p *Program, ours, mattn []string) Result {
 		}
 		if a == b {
 			continue
+		}
+		if l := label(a, b); !slices.Contains(res.Labels, l) {
+			res.Labels = append(res.Labels, l)
 		}
 		op := opIndex(a, b)
 		if strings.HasPrefix(a, "final") || strings.HasPrefix(b, "final") {
@@ -148,6 +177,27 @@ func Compare(p *Program, ours, mattn []string) Result {
 		}
 	}
 	return res
+}
+
+// label is what a differing line is about: "op N cK KIND: ..." gives KIND
+// (a phase's "phase.CATEGORY"), "final main table T=..." gives "final T".
+func label(a, b string) string {
+	l := a
+	if l == "" {
+		l = b
+	}
+	f := strings.Fields(l)
+	switch {
+	case len(f) >= 4 && f[0] == "op":
+		return strings.TrimSuffix(f[3], ":")
+	case len(f) >= 4 && f[0] == "final" && f[2] == "table":
+		return "final " + strings.SplitN(f[3], "=", 2)[0]
+	case len(f) >= 2 && f[0] == "final":
+		return "final " + f[1]
+	case len(f) >= 1:
+		return f[0]
+	}
+	return "?"
 }
 
 // opIndex is the op number of a transcript line "op N cK kind: outcome".

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -42,9 +43,14 @@ func TestGenerateConstruction(t *testing.T) {
 				reader[o.Conn] = true
 			case KClose:
 				reader[o.Conn] = false
-			case KCancelPre, KCancelDur:
+			case KCancelPre, KCancelDur, KSlowWrite:
 				if reader[o.Conn] {
 					t.Errorf("seed %d op %d: cancellation on a connection with an open reader", seed, i)
+				}
+				if o.Kind == KSlowWrite && tx[o.Conn] {
+					if i+1 >= len(p.Ops) || p.Ops[i+1].Kind != KRollback || p.Ops[i+1].Conn != o.Conn {
+						t.Errorf("seed %d op %d: a write SQLite rolls back is not followed by its Tx's Rollback", seed, i)
+					}
 				}
 			case KPhase:
 				for c := range p.Conns {
@@ -55,6 +61,17 @@ func TestGenerateConstruction(t *testing.T) {
 				if o.Phase == PBackup && p.Mode != "WAL" {
 					t.Errorf("seed %d op %d: backup phase in rollback mode", seed, i)
 				}
+				if o.Phase == PSessions {
+					for g, s := range o.Sessions(seed) {
+						kinds["session-pinned"] += btoi(s.Pinned)
+						if first := s.Steps[0].Cat; first != CWrite && first != CHooks && first != CLastRowID {
+							t.Errorf("seed %d op %d: session %d does not begin with a write", seed, i, g)
+						}
+						for _, st := range s.Steps {
+							kinds[st.Cat]++
+						}
+					}
+				}
 			}
 		}
 		for c := range p.Conns {
@@ -64,10 +81,28 @@ func TestGenerateConstruction(t *testing.T) {
 		}
 	}
 	for _, k := range []string{KExec, KQuery, KBegin, KCommit, KRollback, KVacuum, KDeser, KSer, KOpen, KClose,
-		KLeak, KCancelPre, KCancelDur, PWriters, PSide, PBackup} {
+		KLeak, KCancelPre, KCancelDur, PWriters, PSide, PBackup, KDirect, KBlob, KSlowWrite, PSessions, "session-pinned",
+		CWrite, CLastRowID, CChanges, CTemp, CDirect, CBlob, CFunc, CCollate, CHooks, CConflict, CDeadline, CPool} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s op in 500 programs", k)
 		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestCompareLabels(t *testing.T) {
+	p := &Program{Ops: []Op{{Kind: KPhase}}}
+	a := []string{"op 0 c0 phase: ok", "op 0 c0 phase.lastrowid: s0=[ok]", "final main table t=rows=1", "final hooks ghosts=0"}
+	b := []string{"op 0 c0 phase: ok", "op 0 c0 phase.lastrowid: s0=[no]", "final main table t=rows=2", "final hooks ghosts=1"}
+	r := Compare(p, a, b)
+	if want := []string{"phase.lastrowid", "final t", "final hooks"}; !slices.Equal(r.Labels, want) {
+		t.Fatalf("labels %q, want %q", r.Labels, want)
 	}
 }
 

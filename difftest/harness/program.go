@@ -47,14 +47,18 @@ const (
 	KCancelPre = "cancelpre" // Query with a context cancelled before it
 	KCancelDur = "canceldur" // an endless query whose context is cancelled after Ms milliseconds
 	KPhase     = "phase"     // a concurrent phase (Phase)
+	KDirect    = "direct"    // SQL through the direct API (PrepareDirect) on the connection, in its Tx if any; on mattn through database/sql
+	KBlob      = "blob"      // incremental BLOB I/O (OpenBlob) on main.b, in the connection's Tx if any; on mattn through SQL
+	KSlowWrite = "slowwrite" // a write that takes seconds, whose context ends after Ms milliseconds
 )
 
 // Concurrent phases.
 const (
-	PWriters  = "writers" // G goroutines, each on a new connection (busy 2 s), N transactions of inserts; read-only readers beside
-	PSide     = "side"    // writers as PWriters, and goroutines doing TEMP, ATTACH, pragma and VACUUM INTO work beside them
-	PBackup   = "backup"  // WAL: VACUUM INTO of a large table while a writer with a 2 ms busy timeout inserts
-	bigRowsKV = 30000     // rows of the table PBackup copies
+	PWriters  = "writers"  // G goroutines, each on a new connection (busy 2 s), N transactions of inserts; read-only readers beside
+	PSide     = "side"     // writers as PWriters, and goroutines doing TEMP, ATTACH, pragma and VACUUM INTO work beside them
+	PBackup   = "backup"   // WAL: VACUUM INTO of a large table while a writer with a 2 ms busy timeout inserts
+	PSessions = "sessions" // G sessions of N steps of the per-connection vocabulary, behind a holder (sessions.go)
+	bigRowsKV = 30000      // rows of the table PBackup copies
 )
 
 // Conn is one pinned connection (a sql.Conn) and the pool it comes from.
@@ -76,12 +80,15 @@ type Op struct {
 	G, N  int    // KPhase: goroutines, transactions each
 	Seq   int    // a number for file names (VACUUM INTO targets)
 	Img   int    // KDeser: 0 the fixed image, 1 the last Serialize of the program
+	Data  string // KBlob: the bytes written at offset Ms ("": read 8 bytes there)
+	Flags int    // PSessions: FLostGroup, FSlowWrite, FLeak
 }
 
 // Program is what a seed generates.
 type Program struct {
 	Seed  uint64
 	Mode  string // WAL or DELETE
+	FK    bool   // _fk=1 on the writable pools
 	Conns []Conn
 	Ops   []Op
 }
@@ -92,7 +99,7 @@ type Program struct {
 const ExtraDSNEnv = "DIFFTEST_DSN_EXTRA"
 
 // DSN returns the connection string of conn's pool for the database at path.
-func (c Conn) DSN(path, mode string) string {
+func (c Conn) DSN(path, mode string, fk bool) string {
 	var p []string
 	if c.RO {
 		p = append(p, "mode=ro")
@@ -100,7 +107,7 @@ func (c Conn) DSN(path, mode string) string {
 		p = append(p, "_journal_mode="+mode)
 	}
 	p = append(p, "_txlock="+c.TxLock, fmt.Sprintf("_busy_timeout=%d", c.Busy))
-	if !c.RO {
+	if fk && !c.RO {
 		p = append(p, "_fk=1")
 	}
 	if c.WALBound != "" {
@@ -129,7 +136,15 @@ func (o Op) String() string {
 	switch o.Kind {
 	case KPhase:
 		fmt.Fprintf(&b, " %s goroutines=%d tx=%d", o.Phase, o.G, o.N)
-	case KCancelDur:
+		if o.Phase == PSessions {
+			fmt.Fprintf(&b, " flags=%d", o.Flags)
+		}
+	case KBlob:
+		fmt.Fprintf(&b, " offset %d", o.Ms)
+		if o.Data != "" {
+			fmt.Fprintf(&b, " write %q", o.Data)
+		}
+	case KCancelDur, KSlowWrite:
 		fmt.Fprintf(&b, " after %d ms", o.Ms)
 	case KDeser:
 		fmt.Fprintf(&b, " image=%d", o.Img)
@@ -148,12 +163,17 @@ func (o Op) String() string {
 // Text is the program as people read it.
 func (p *Program) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d, journal_mode=%s\n", p.Seed, p.Mode)
+	fmt.Fprintf(&b, "seed %d, journal_mode=%s, fk=%v\n", p.Seed, p.Mode, p.FK)
 	for i, c := range p.Conns {
 		fmt.Fprintf(&b, "  c%d: %s\n", i, c)
 	}
 	for i, o := range p.Ops {
 		fmt.Fprintf(&b, "  %3d %s\n", i, o)
+		if o.Kind == KPhase && o.Phase == PSessions {
+			for g, s := range o.Sessions(p.Seed) {
+				fmt.Fprintf(&b, "        s%d pinned=%v %v\n", g, s.Pinned, s.Steps)
+			}
+		}
 	}
 	return b.String()
 }
@@ -162,6 +182,9 @@ func (p *Program) Text() string {
 // whose outcome does not depend on timing.
 type connState struct {
 	tx, reader, deser bool
+	// blobbed: a BLOB write ran on it, which mattn's program makes with an
+	// UPDATE: changes() and total_changes() count it there only.
+	blobbed bool
 }
 
 // Generate makes the program of seed: the same on every machine and driver.
@@ -171,6 +194,7 @@ func Generate(seed uint64) *Program {
 	if r.IntN(3) == 0 {
 		p.Mode = "DELETE"
 	}
+	p.FK = r.IntN(2) == 0
 	nconn := 3 + r.IntN(3)
 	busy := []int{0, 10, 30}
 	for i := 0; i < nconn; i++ {
@@ -218,7 +242,11 @@ func Generate(seed uint64) *Program {
 	for len(p.Ops) < nops {
 		c := r.IntN(nconn)
 		s := &st[c]
-		k := r.IntN(100)
+		k := r.IntN(135)
+		if k >= 100 {
+			vocabulary(r, p, c, s, k-100)
+			continue
+		}
 		switch {
 		case k < 22: // writes to main
 			if s.deser {
@@ -324,19 +352,128 @@ func Generate(seed uint64) *Program {
 					SQL: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT count(*) FROM n"})
 			}
 		default: // a concurrent phase
-			if phases >= 2 {
+			if phases >= 3 {
 				break
 			}
 			phases++
 			closeAll()
-			ph := []string{PWriters, PSide, PBackup}[r.IntN(3)]
+			ph := []string{PWriters, PSide, PBackup, PSessions, PSessions, PSessions}[r.IntN(6)]
 			if ph == PBackup && p.Mode != "WAL" {
 				ph = PWriters
 			}
 			seq++
-			add(Op{Kind: KPhase, Conn: c, Phase: ph, G: 2 + r.IntN(3), N: 3 + r.IntN(6), Seq: seq})
+			o := Op{Kind: KPhase, Conn: c, Phase: ph, G: 2 + r.IntN(3), N: 3 + r.IntN(6), Seq: seq}
+			if ph == PSessions {
+				o.G = 3 + r.IntN(3)
+				o.N = 4 + r.IntN(5)
+				if r.IntN(5) == 0 {
+					o.Flags |= FLostGroup
+				}
+				if r.IntN(4) == 0 {
+					o.Flags |= FSlowWrite
+				}
+				if r.IntN(3) == 0 {
+					o.Flags |= FLeak
+				}
+			}
+			add(o)
 		}
 	}
 	closeAll()
 	return p
+}
+
+// endLost rolls back c's transaction right after a statement that makes
+// SQLite roll it back: what mattn does next in it runs in autocommit, where
+// this driver refuses it (tx-lost in Exceptions), so nothing else runs in it.
+func endLost(p *Program, c int, s *connState) {
+	if s.tx {
+		p.Ops = append(p.Ops, Op{Kind: KRollback, Conn: c})
+		s.tx = false
+	}
+}
+
+// vocabulary adds an op of the per-connection vocabulary (k in [0, 35)) on
+// connection c: SQL that reads the connection's own state, the direct API,
+// BLOB I/O, ConnectHook functions and collations, conflict clauses and
+// triggers, deadlines on writes, TEMP objects in transactions. Serial, so
+// every outcome is exact.
+func vocabulary(r *rand.Rand, p *Program, c int, s *connState, k int) {
+	add := func(o Op) { p.Ops = append(p.Ops, o) }
+	tag := fmt.Sprintf("v%d", len(p.Ops))
+	switch {
+	case k < 5: // the parent/child pattern on one connection
+		add(Op{Kind: KExec, Conn: c, SQL: "INSERT INTO parent(tag) VALUES(?)", Args: []any{tag}})
+		add(Op{Kind: KExec, Conn: c, SQL: "INSERT INTO child(pid, tag) VALUES(last_insert_rowid(), ?)", Args: []any{tag}})
+	case k < 7:
+		if s.blobbed {
+			add(Op{Kind: KQuery, Conn: c, SQL: "SELECT last_insert_rowid()"})
+		} else {
+			add(Op{Kind: KQuery, Conn: c, SQL: "SELECT last_insert_rowid(), changes(), total_changes()"})
+		}
+	case k < 10:
+		switch r.IntN(5) {
+		case 0:
+			add(Op{Kind: KDirect, Conn: c, SQL: "SELECT count(*), total(k), group_concat(v, ',') FROM (SELECT k, v FROM t ORDER BY k)"})
+		case 1:
+			add(Op{Kind: KDirect, Conn: c, SQL: "INSERT INTO t(k, v) VALUES(?, ?)", Args: []any{int64(r.IntN(40)), tag}})
+		case 2:
+			add(Op{Kind: KDirect, Conn: c, SQL: "SELECT id, hex(data) FROM b ORDER BY id"})
+		case 3:
+			add(Op{Kind: KDirect, Conn: c, SQL: "UPDATE c SET v = v + 1 WHERE id < ?", Args: []any{int64(r.IntN(20))}})
+		case 4:
+			add(Op{Kind: KDirect, Conn: c, SQL: "SELECT last_insert_rowid(), conn_ord()"})
+		}
+	case k < 13:
+		o := Op{Kind: KBlob, Conn: c, Args: []any{int64(1 + r.IntN(4))}, Ms: r.IntN(25)}
+		if r.IntN(2) == 0 {
+			o.Data = fmt.Sprintf("%-8.8s", tag)
+			s.blobbed = true
+		}
+		add(o)
+	case k < 16:
+		if r.IntN(2) == 0 {
+			add(Op{Kind: KQuery, Conn: c, SQL: "SELECT conn_ord(), conn_calls()"})
+		} else {
+			add(Op{Kind: KExec, Conn: c, SQL: "INSERT INTO fn(tag, ord, n) VALUES(?, conn_ord(), conn_calls())", Args: []any{tag}})
+		}
+	case k < 18:
+		if r.IntN(2) == 0 {
+			add(Op{Kind: KQuery, Conn: c, SQL: "SELECT count(*) FROM t WHERE v = 'A' COLLATE odd"})
+		} else {
+			add(Op{Kind: KExec, Conn: c, SQL: "UPDATE t SET v = v || '' WHERE v = 'B' COLLATE odd"})
+		}
+	case k < 25:
+		id := int64(r.IntN(20))
+		switch r.IntN(7) {
+		case 0:
+			add(Op{Kind: KExec, Conn: c, SQL: "INSERT OR FAIL INTO c(id, v) VALUES(?, 1), (?, -1)", Args: []any{id, id + 1}})
+		case 1:
+			add(Op{Kind: KExec, Conn: c, SQL: "INSERT INTO u(id, v) VALUES(?, 1), (?, -1)", Args: []any{id, id + 1}})
+		case 2:
+			add(Op{Kind: KExec, Conn: c, SQL: "INSERT OR IGNORE INTO c(id, v) VALUES(?, ?)", Args: []any{id, int64(r.IntN(4) - 1)}})
+		case 3:
+			add(Op{Kind: KExec, Conn: c, SQL: "INSERT OR REPLACE INTO c(id, v) VALUES(?, ?)", Args: []any{id, int64(r.IntN(4) - 1)}})
+		case 4:
+			add(Op{Kind: KExec, Conn: c, SQL: "INSERT OR ROLLBACK INTO c(id, v) VALUES(?, 1), (?, -1)", Args: []any{id, id + 1}})
+			endLost(p, c, s)
+		case 5:
+			add(Op{Kind: KExec, Conn: c, SQL: "INSERT INTO child(pid, tag) VALUES(?, ?)", Args: []any{int64(r.IntN(6)), tag}})
+		case 6:
+			add(Op{Kind: KExec, Conn: c, SQL: "INSERT OR FAIL INTO c(id, v) VALUES(?, 5)", Args: []any{id}})
+		}
+	case k < 28: // never beside an open reader of the connection: mattn's interrupt stops it too (Exceptions)
+		if s.reader {
+			break
+		}
+		add(Op{Kind: KSlowWrite, Conn: c, Ms: 30 + r.IntN(50), SQL: "INSERT INTO t(k, v) SELECT ?, 'slow' || c FROM (" + slowCount + ")",
+			Args: []any{int64(1000 + len(p.Ops))}})
+		endLost(p, c, s)
+	default: // a TEMP table named as a main table, made in a transaction, then used by the ops that write t
+		if s.tx && r.IntN(3) != 0 {
+			add(Op{Kind: KExec, Conn: c, SQL: "CREATE TEMP TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, k INTEGER, v TEXT)"})
+		} else {
+			add(Op{Kind: KExec, Conn: c, SQL: "DROP TABLE IF EXISTS temp.t"})
+		}
+	}
 }
