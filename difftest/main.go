@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,6 +90,7 @@ func main() {
 	var nsame, nknown, ndiff int
 	var diffSeeds []string
 	known := map[string][]uint64{}
+	byLabel := map[string][]uint64{}
 	for seed := from; seed <= to || (*budget > 0 && time.Since(start) < *budget); seed++ {
 		p := harness.Generate(seed)
 		t0 := time.Now()
@@ -133,6 +135,9 @@ func main() {
 		default:
 			ndiff++
 			diffSeeds = append(diffSeeds, strconv.FormatUint(seed, 10))
+			for _, l := range res.Labels {
+				byLabel[l] = append(byLabel[l], seed)
+			}
 			report(p, res, seed)
 			fmt.Print(crashes)
 		}
@@ -158,6 +163,19 @@ func main() {
 	}
 	if g := groupCommits.Load(); g > 0 {
 		fmt.Printf("  ours: %d group commits of %d writes (%s)\n", g, groupedWrites.Load(), os.Getenv(harness.ExtraDSNEnv))
+	}
+	if len(byLabel) > 0 {
+		// What differs, over every differing line of every program (a
+		// program's later lines may follow from its first difference).
+		var labels []string
+		for l := range byLabel {
+			labels = append(labels, l)
+		}
+		sort.Strings(labels)
+		fmt.Println("  what differs (op kind, phase.category or final table: seeds):")
+		for _, l := range labels {
+			fmt.Printf("    %s: %v\n", l, byLabel[l])
+		}
 	}
 	if ndiff > 0 {
 		fmt.Printf("  different: seeds %s (go run . -seed N shows one)\n", strings.Join(diffSeeds, " "))
