@@ -14,7 +14,7 @@ import (
 // The write turn: connections of this process on one file take turns to
 // write, waiting in Go (share.go has the whole picture).
 //
-// SQLite has one writer at a time per file. The VFS of bridge_share.c already
+// SQLite has one writer at a time per file. The VFS (bridge_share_queue.c) already
 // hands its write lock over in arrival order, but a connection waiting there
 // waits on an OS thread, blocked in C: every hand-over wakes a thread, and
 // on a loaded machine that costs as much as the transaction. So before a
@@ -32,12 +32,12 @@ import (
 // EXCLUSIVE take it for the whole transaction. What only writes TEMP or an
 // attached file, changes the journal mode, checkpoints or runs VACUUM INTO
 // takes no turn: SQLite does not lock the main file for it, or does so by
-// itself, waiting in bridge_share.c's queue with what the turn cannot
+// itself, waiting in bridge_share_queue.c with what the turn cannot
 // foresee (a script's later statements, the direct API, a transaction that
 // read first). Against another SQLite (the libsqlite3 tag) the program is
 // not visible, and writers wait in that queue only.
 //
-// Two queues, one owner. The lock itself is owned in bridge_share.c: its
+// Two queues, one owner. The lock itself is owned in bridge_share_queue.c: its
 // queue decides who takes SQLite's write lock next, and the turn's holder
 // also queues there behind a writer the turn did not foresee. The turn is a
 // waiting room in front of it, for the waits that can be seen coming: a

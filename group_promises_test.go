@@ -1,0 +1,526 @@
+//go:build cgo && !libsqlite3
+
+package sqlite3
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Tests of group commit's rule: a write runs on another connection only
+// when nothing its caller can observe differs (bridge_group.c). Each test
+// does what a user of the switch does with what SQLite keeps per
+// connection, and asserts what the same program gets without the switch.
+
+// queueBehind runs write on its own goroutine once hold holds the turn of
+// db's file, waits until it queues, commits hold (whose group may run it),
+// and returns write's error.
+func queueBehind(t *testing.T, db *sql.DB, hold *sql.Tx, write func() error) error {
+	t.Helper()
+	g := gateOf(t, db)
+	n := g.queued()
+	res := make(chan error, 1)
+	go func() { res <- write() }()
+	waitQueued(t, g, n+1)
+	if err := hold.Commit(); err != nil {
+		t.Fatalf("the commit of the transaction that held the turn: %v", err)
+	}
+	return <-res
+}
+
+// last_insert_rowid(), changes() and total_changes() read on a connection
+// after its write ran in another connection's group, and a write that
+// reads last_insert_rowid() itself, read what they read without the switch;
+// LastInsertId of an UPDATE is the connection's last insert.
+func TestGroupCommitConnectionCounters(t *testing.T) {
+	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
+	testMustExec(t, db, "CREATE TABLE parent(id INTEGER PRIMARY KEY, who TEXT)")
+	testMustExec(t, db, "CREATE TABLE child(id INTEGER PRIMARY KEY, pid INT, who TEXT)")
+	ctx := context.Background()
+	a, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	h, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	testMustExec(t, h, "INSERT INTO parent(who) VALUES ('h')") // h's last_insert_rowid() is 1
+
+	hold, err := h.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res sql.Result
+	err = queueBehind(t, db, hold, func() (err error) {
+		res, err = a.ExecContext(ctx, "INSERT INTO parent(who) VALUES ('a')")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := res.LastInsertId()
+	var rowid, changes, total int64
+	if err := a.QueryRowContext(ctx, "SELECT last_insert_rowid(), changes(), total_changes()").Scan(&rowid, &changes, &total); err != nil {
+		t.Fatal(err)
+	}
+	if id != 2 || rowid != 2 || changes != 1 || total != 1 {
+		t.Errorf("A after its grouped insert: LastInsertId %d, last_insert_rowid() %d, changes() %d, total_changes() %d; want 2, 2, 1, 1", id, rowid, changes, total)
+	}
+	if err := h.QueryRowContext(ctx, "SELECT last_insert_rowid(), total_changes()").Scan(&rowid, &total); err != nil || rowid != 1 || total != 1 {
+		t.Errorf("H after the group: last_insert_rowid() %d, total_changes() %d (%v), want its own 1 and 1", rowid, total, err)
+	}
+
+	// An UPDATE's LastInsertId is the connection's last insert, not H's.
+	testMustExec(t, h, "INSERT INTO parent(who) VALUES ('h2')")
+	hold, err = h.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = queueBehind(t, db, hold, func() (err error) {
+		res, err = a.ExecContext(ctx, "UPDATE parent SET who = 'a!' WHERE who = 'a'")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := res.LastInsertId(); id != 2 {
+		t.Errorf("A's UPDATE: LastInsertId %d, want A's last insert 2", id)
+	}
+
+	// Parent and child from many sessions: each child refers to its own
+	// session's parent.
+	const sessions, each = 8, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, sessions)
+	for s := 0; s < sessions; s++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := db.Conn(ctx)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.Close()
+			who := fmt.Sprint("s", s)
+			for i := 0; i < each; i++ {
+				if _, err := c.ExecContext(ctx, "INSERT INTO parent(who) VALUES (?)", who); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := c.ExecContext(ctx, "INSERT INTO child(pid, who) VALUES (last_insert_rowid(), ?)", who); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var wrong int
+	if err := db.QueryRow("SELECT count(*) FROM child JOIN parent ON parent.id = child.pid WHERE parent.who <> child.who").Scan(&wrong); err != nil || wrong != 0 {
+		t.Errorf("%d of %d children refer to another session's parent (%v)", wrong, sessions*each, err)
+	}
+}
+
+// Hooks, functions and collations that ConnectHook sets up differ per
+// connection as its code says: a connection with an update, commit or
+// rollback hook never runs or hands over a grouped write (change tracking
+// stays exact, failed writes included), and a write that calls a function
+// or collation the connection added runs on that connection.
+func TestGroupCommitConnectHookState(t *testing.T) {
+	var opened atomic.Int32
+	name := registerTestDriver(&SQLiteDriver{ConnectHook: func(c *SQLiteConn) error {
+		i := opened.Add(1)
+		tenant := string(rune('a' + i - 1))
+		if err := c.RegisterFunc("tenant", func() string { return tenant }, true); err != nil {
+			return err
+		}
+		if i == 1 {
+			return c.RegisterCollation("first", strings.Compare)
+		}
+		return nil
+	}})
+	db, err := sql.Open(name, filepath.Join(t.TempDir(), "g.db")+groupDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	a, err := db.Conn(ctx) // tenant a, with the collation
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	testMustExec(t, a, "CREATE TABLE t(who TEXT, name TEXT)")
+	h, err := db.Conn(ctx) // tenant b
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for _, q := range []string{"INSERT INTO t VALUES (tenant(), 'x')", "UPDATE t SET name = 'y' WHERE name = 'X' COLLATE first"} {
+		hold, err := h.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := queueBehind(t, db, hold, func() error { _, err := a.ExecContext(ctx, q); return err }); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+	var who, nm string
+	if err := db.QueryRow("SELECT who, name FROM t").Scan(&who, &nm); err != nil || who != "a" || nm != "x" {
+		t.Errorf("row (%s, %s) (%v), want (a, x): A's function, and A's collation, which compares case", who, nm, err)
+	}
+}
+
+// The usual change tracking (pending on update, published on commit,
+// dropped on rollback) publishes exactly the rows in the table, with
+// writers that fail a CHECK among writers that succeed.
+func TestGroupCommitHookTracking(t *testing.T) {
+	var mu sync.Mutex
+	var published []int64
+	name := registerTestDriver(&SQLiteDriver{ConnectHook: func(c *SQLiteConn) error {
+		var pending []int64
+		c.RegisterUpdateHook(func(op int, db, table string, id int64) { pending = append(pending, id) })
+		c.RegisterCommitHook(func() int {
+			mu.Lock()
+			published = append(published, pending...)
+			mu.Unlock()
+			pending = nil
+			return 0
+		})
+		c.RegisterRollbackHook(func() { pending = nil })
+		return nil
+	}})
+	db, err := sql.Open(name, filepath.Join(t.TempDir(), "g.db")+groupDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v INT CHECK (v >= 0))")
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 40; i++ {
+				v := 1
+				if i%4 == 0 {
+					v = -1 // the second row fails the CHECK: the statement is undone
+				}
+				_, _ = db.Exec("INSERT INTO t(v) VALUES (1), (?)", v)
+			}
+		}()
+	}
+	wg.Wait()
+	var ids []int64
+	rows, err := db.Query("SELECT id FROM t ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		rows.Scan(&id)
+		ids = append(ids, id)
+	}
+	rows.Close()
+	slices.Sort(published)
+	if !slices.Equal(ids, published) {
+		t.Errorf("%d rows in the table, %d published: they differ", len(ids), len(published))
+	}
+}
+
+// A transaction runs on its own connection whatever holds the turn when it
+// begins: its TEMP objects stay there (and never catch another session's
+// writes), its direct statements see its writes and commit with it, a read
+// in it stops at its deadline, and SQL that names the driver's own
+// savepoints is SQLite's business, as without the switch.
+func TestGroupCommitTransactionOwnConnection(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.db")
+	db := openGrouped(t, path, "")
+	testMustExec(t, db, "CREATE TABLE t(v TEXT)")
+	ctx := context.Background()
+	a, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	h, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	g := gateOf(t, db)
+
+	// The transaction begins while H holds the turn.
+	hold, err := h.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txc := make(chan *sql.Tx, 1)
+	go func() {
+		tx, err := a.BeginTx(ctx, nil)
+		if err != nil {
+			t.Error(err)
+		}
+		txc <- tx
+	}()
+	waitQueued(t, g, 1)
+	if err := hold.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tx := <-txc
+	if tx == nil {
+		t.FailNow()
+	}
+	testMustExec(t, tx, "CREATE TEMP TABLE t(v TEXT)")
+	testMustExec(t, tx, "INSERT INTO temp.t VALUES ('scratch')")
+	testMustExec(t, tx, "INSERT INTO main.t VALUES ('tx')")
+	if _, err := tx.Exec(`RELEASE "fastsqlite_tx"`); err == nil || !strings.Contains(err.Error(), "no such savepoint") {
+		t.Errorf(`RELEASE "fastsqlite_tx" in the transaction: %v, want SQLite's "no such savepoint"`, err)
+	}
+	err = a.Raw(func(dc any) error {
+		c := dc.(*SQLiteConn)
+		sel, err := c.PrepareDirect("SELECT count(*) FROM main.t")
+		if err != nil {
+			return err
+		}
+		defer sel.Finalize()
+		if _, err := sel.Step(); err != nil {
+			return err
+		}
+		if n := sel.ColumnInt64(0); n != 1 {
+			t.Errorf("a direct SELECT in the transaction counts %d rows, want its insert", n)
+		}
+		ins, err := c.PrepareDirect("INSERT INTO main.t VALUES ('direct')")
+		if err != nil {
+			return err
+		}
+		defer ins.Finalize()
+		return ins.Exec()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	var n int64
+	err = tx.QueryRowContext(dctx, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c) SELECT count(*) FROM c").Scan(&n)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("an endless read in the transaction: %v after %v, want its deadline", err, time.Since(start))
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	// Other sessions write t: main.t, never A's TEMP t.
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := db.Exec("INSERT INTO t VALUES ('other')"); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	var mainRows, tempRows int
+	if err := a.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM main.t), (SELECT count(*) FROM temp.t)").Scan(&mainRows, &tempRows); err != nil {
+		t.Fatal(err)
+	}
+	if mainRows != 6 || tempRows != 1 {
+		t.Errorf("main.t %d rows, A's temp.t %d, want 6 (the transaction's, its direct insert, the other sessions' 4) and 1", mainRows, tempRows)
+	}
+}
+
+// A bounded pool: a write queued behind a transaction that holds the turn
+// and the transaction's lookups through the pool never wait for each other
+// longer than the write's group takes.
+func TestGroupCommitBoundedPool(t *testing.T) {
+	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
+	db.SetMaxOpenConns(3)
+	testMustExec(t, db, "CREATE TABLE t(x)")
+	testMustExec(t, db, "INSERT INTO t VALUES (1), (2), (3)")
+	g := gateOf(t, db)
+	// The turn is taken only while the file has two connections: open two,
+	// then give them back to the pool for the writes below.
+	c1, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1.Close()
+	c2.Close()
+	hold, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrote := make(chan error, 1)
+	go func() { _, err := db.Exec("INSERT INTO t VALUES (-1)"); wrote <- err }()
+	waitQueued(t, g, 1)
+	txc := make(chan *sql.Tx, 1)
+	go func() {
+		tx, err := db.Begin()
+		if err != nil {
+			t.Error(err)
+		}
+		txc <- tx
+	}()
+	waitQueued(t, g, 2)
+	committed := make(chan error, 1)
+	go func() { committed <- hold.Commit() }()
+	tx := <-txc
+	if tx == nil {
+		t.FailNow()
+	}
+	rows, err := tx.Query("SELECT x FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows.Next()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 4 {
+		t.Errorf("a lookup through the pool during the transaction: %d rows (%v), want 4 at once", n, err)
+	}
+	rows.Close()
+	if err := tx.Commit(); err != nil {
+		t.Error(err)
+	}
+	if err := <-wrote; err != nil {
+		t.Error(err)
+	}
+	if err := <-committed; err != nil {
+		t.Error(err)
+	}
+}
+
+// A transaction that holds the turn and is leaked with rows open delays
+// the writes queued behind it no longer than their contexts or the busy
+// timeout allow, as the write lock it holds would without the switch.
+func TestGroupCommitLeakedTransaction(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.db")
+	db, err := sql.Open("sqlite3", path+"?_journal_mode=WAL&_txlock=immediate&_busy_timeout=500&_group_commit=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	testMustExec(t, db, "CREATE TABLE t(x)")
+	testMustExec(t, db, "INSERT INTO t VALUES (1), (2)")
+	hold := holdTurn(t, db)
+	rows, err := hold.Query("SELECT x FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows.Next() // never closed, never committed: leaked until the test ends
+	t.Cleanup(func() { rows.Close(); hold.Rollback() })
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 2)
+	go func() { _, err := db.ExecContext(ctx, "INSERT INTO t VALUES (3)"); done <- err }()
+	go func() { _, err := db.Exec("INSERT INTO t VALUES (4)"); done <- err }()
+	for range 2 {
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrBusy) {
+				t.Errorf("a write behind a leaked transaction: %v, want its deadline or database is locked", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("a write behind a leaked transaction still waits after 30 s")
+		}
+	}
+}
+
+// With foreign keys on, a grouped write runs in a savepoint; one that fails
+// keeps what SQLite keeps in autocommit: the rows before the failure of an
+// OR FAIL statement, or of a trigger's RAISE(FAIL).
+func TestGroupCommitFailKeepsRows(t *testing.T) {
+	for _, fk := range []string{"", "&_fk=1"} {
+		db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), fk)
+		testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v INT CHECK (v >= 0))")
+		testMustExec(t, db, "CREATE TABLE u(id INTEGER PRIMARY KEY, v INT)")
+		testMustExec(t, db, "CREATE TRIGGER neg BEFORE INSERT ON u WHEN new.v < 0 BEGIN SELECT RAISE(FAIL, 'negative'); END")
+		errs := grouped(t, db,
+			func() error { _, err := db.Exec("INSERT OR FAIL INTO t VALUES (1, 1), (2, -1)"); return err },
+			func() error { _, err := db.Exec("INSERT INTO u VALUES (1, 1), (2, -1)"); return err },
+		)
+		if errs[0] == nil || errs[1] == nil {
+			t.Errorf("fk %q: errors %v, want both to fail", fk, errs)
+		}
+		var ts, us int
+		if err := db.QueryRow("SELECT (SELECT group_concat(id) FROM t), (SELECT group_concat(id) FROM u)").Scan(&ts, &us); err != nil || ts != 1 || us != 1 {
+			t.Errorf("fk %q: rows kept t=%d u=%d (%v), want row 1 of each, as in autocommit", fk, ts, us, err)
+		}
+	}
+}
+
+// A connection's settings decide, not the fact that a PRAGMA ran: with a
+// setting of its own its write runs on itself, with that setting; once the
+// setting is back to its DSN's, its writes join groups again.
+func TestGroupCommitSettingsDecide(t *testing.T) {
+	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "&_fk=1")
+	testMustExec(t, db, "CREATE TABLE parent(id INTEGER PRIMARY KEY)")
+	testMustExec(t, db, "CREATE TABLE child(pid INT REFERENCES parent(id))")
+	ctx := context.Background()
+	a, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	h, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	testMustExec(t, a, "PRAGMA foreign_keys = OFF")
+	hold, err := h.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g0, u0 := groupCounts()
+	if err := queueBehind(t, db, hold, func() error {
+		_, err := a.ExecContext(ctx, "INSERT INTO child VALUES (99)")
+		return err
+	}); err != nil {
+		t.Errorf("an orphan from the connection with foreign keys off: %v, want it accepted, as on that connection", err)
+	}
+	if g1, u1 := groupCounts(); g1 != g0 || u1 != u0 {
+		t.Errorf("the write of a connection with a setting of its own was grouped (%d groups of %d)", g1-g0, u1-u0)
+	}
+	testMustExec(t, a, "PRAGMA foreign_keys = ON")
+	hold, err = h.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testMustExec(t, hold, "INSERT INTO parent VALUES (1)")
+	g0, u0 = groupCounts()
+	if err := queueBehind(t, db, hold, func() error {
+		_, err := a.ExecContext(ctx, "INSERT INTO child VALUES (1)")
+		return err
+	}); err != nil {
+		t.Error(err)
+	}
+	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 2 {
+		t.Errorf("after PRAGMA foreign_keys = ON again: %d groups of %d writes, want the write grouped (1 of 2)", g1-g0, u1-u0)
+	}
+}
