@@ -188,7 +188,7 @@ func (c *SQLiteConn) execGrouped(w *watch, s *SQLiteStmt, query string, args []d
 		return c.newResult(u.after.rowid, u.after.changes), nil
 	case entry == entryHome:
 		var own groupUnit
-		if err := c.runGroup(s, args, size, fp, &own); err != nil {
+		if err := c.runGroup(w, s, args, size, fp, &own); err != nil {
 			return nil, err
 		}
 		return c.newResult(own.after.rowid, own.after.changes), nil
@@ -217,7 +217,7 @@ func (c *SQLiteConn) queryGrouped(w watch, s *SQLiteStmt, query string, args []d
 		return s.bufferedRows(w, u.out, u.names), nil
 	case entry == entryHome:
 		own := groupUnit{rows: true}
-		if err := c.runGroup(s, args, size, fp, &own); err != nil {
+		if err := c.runGroup(&w, s, args, size, fp, &own); err != nil {
 			w.done()
 			return nil, err
 		}

@@ -21,82 +21,99 @@ import (
 // does what a user of the switch does with what SQLite keeps per
 // connection, and asserts what the same program gets without the switch.
 
-// queueBehind runs write on its own goroutine once hold holds the turn of
-// db's file, waits until it queues, commits hold (whose group may run it),
-// and returns write's error.
-func queueBehind(t *testing.T, db *sql.DB, hold *sql.Tx, write func() error) error {
+// queueBehind queues lead, then write, each on its own goroutine, for the
+// turn of db's file while hold holds it, then commits hold: lead gets the
+// turn and runs write in its group, when the predicate lets it. It returns
+// their errors.
+func queueBehind(t *testing.T, db *sql.DB, hold *sql.Tx, lead, write func() error) (leadErr, writeErr error) {
 	t.Helper()
 	g := gateOf(t, db)
 	n := g.queued()
-	res := make(chan error, 1)
-	go func() { res <- write() }()
-	waitQueued(t, g, n+1)
+	res := [2]chan error{make(chan error, 1), make(chan error, 1)}
+	for i, f := range []func() error{lead, write} {
+		go func() { res[i] <- f() }()
+		waitQueued(t, g, n+i+1)
+	}
 	if err := hold.Commit(); err != nil {
 		t.Fatalf("the commit of the transaction that held the turn: %v", err)
 	}
-	return <-res
+	return <-res[0], <-res[1]
+}
+
+// threeConns returns three connections of db: x to hold the turn, h to
+// lead a group, a whose write h may run.
+func threeConns(t *testing.T, db *sql.DB) (x, h, a *sql.Conn) {
+	t.Helper()
+	var cs [3]*sql.Conn
+	for i := range cs {
+		c, err := db.Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		cs[i] = c
+	}
+	return cs[0], cs[1], cs[2]
 }
 
 // last_insert_rowid(), changes() and total_changes() read on a connection
 // after its write ran in another connection's group, and a write that
 // reads last_insert_rowid() itself, read what they read without the switch;
-// LastInsertId of an UPDATE is the connection's last insert.
+// LastInsertId of an UPDATE is the connection's last insert; the group's
+// connection keeps its own.
 func TestGroupCommitConnectionCounters(t *testing.T) {
 	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
 	testMustExec(t, db, "CREATE TABLE parent(id INTEGER PRIMARY KEY, who TEXT)")
 	testMustExec(t, db, "CREATE TABLE child(id INTEGER PRIMARY KEY, pid INT, who TEXT)")
 	ctx := context.Background()
-	a, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	h, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	testMustExec(t, h, "INSERT INTO parent(who) VALUES ('h')") // h's last_insert_rowid() is 1
+	x, h, a := threeConns(t, db)
+	testMustExec(t, h, "INSERT INTO parent(who) VALUES ('h')") // 1
 
-	hold, err := h.BeginTx(ctx, nil)
+	hold, err := x.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	g0, u0 := groupCounts()
 	var res sql.Result
-	err = queueBehind(t, db, hold, func() (err error) {
-		res, err = a.ExecContext(ctx, "INSERT INTO parent(who) VALUES ('a')")
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
+	leadErr, err := queueBehind(t, db, hold,
+		func() error { _, err := h.ExecContext(ctx, "INSERT INTO parent(who) VALUES ('h2')"); return err },       // 2
+		func() (err error) { res, err = a.ExecContext(ctx, "INSERT INTO parent(who) VALUES ('a')"); return err }, // 3
+	)
+	if leadErr != nil || err != nil {
+		t.Fatal(leadErr, err)
+	}
+	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 2 {
+		t.Fatalf("%d groups of %d writes, want the two writes in one", g1-g0, u1-u0)
 	}
 	id, _ := res.LastInsertId()
 	var rowid, changes, total int64
 	if err := a.QueryRowContext(ctx, "SELECT last_insert_rowid(), changes(), total_changes()").Scan(&rowid, &changes, &total); err != nil {
 		t.Fatal(err)
 	}
-	if id != 2 || rowid != 2 || changes != 1 || total != 1 {
-		t.Errorf("A after its grouped insert: LastInsertId %d, last_insert_rowid() %d, changes() %d, total_changes() %d; want 2, 2, 1, 1", id, rowid, changes, total)
+	if id != 3 || rowid != 3 || changes != 1 || total != 1 {
+		t.Errorf("A after its grouped insert: LastInsertId %d, last_insert_rowid() %d, changes() %d, total_changes() %d; want 3, 3, 1, 1", id, rowid, changes, total)
 	}
-	if err := h.QueryRowContext(ctx, "SELECT last_insert_rowid(), total_changes()").Scan(&rowid, &total); err != nil || rowid != 1 || total != 1 {
-		t.Errorf("H after the group: last_insert_rowid() %d, total_changes() %d (%v), want its own 1 and 1", rowid, total, err)
+	if err := h.QueryRowContext(ctx, "SELECT last_insert_rowid(), changes(), total_changes()").Scan(&rowid, &changes, &total); err != nil || rowid != 2 || changes != 1 || total != 2 {
+		t.Errorf("H after its group: last_insert_rowid() %d, changes() %d, total_changes() %d (%v), want its own 2, 1, 2", rowid, changes, total, err)
 	}
 
 	// An UPDATE's LastInsertId is the connection's last insert, not H's.
-	testMustExec(t, h, "INSERT INTO parent(who) VALUES ('h2')")
-	hold, err = h.BeginTx(ctx, nil)
+	hold, err = x.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = queueBehind(t, db, hold, func() (err error) {
-		res, err = a.ExecContext(ctx, "UPDATE parent SET who = 'a!' WHERE who = 'a'")
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
+	leadErr, err = queueBehind(t, db, hold,
+		func() error { _, err := h.ExecContext(ctx, "INSERT INTO parent(who) VALUES ('h3')"); return err }, // 4
+		func() (err error) {
+			res, err = a.ExecContext(ctx, "UPDATE parent SET who = 'a!' WHERE who = 'a'")
+			return err
+		},
+	)
+	if leadErr != nil || err != nil {
+		t.Fatal(leadErr, err)
 	}
-	if id, _ := res.LastInsertId(); id != 2 {
-		t.Errorf("A's UPDATE: LastInsertId %d, want A's last insert 2", id)
+	if id, _ := res.LastInsertId(); id != 3 {
+		t.Errorf("A's UPDATE: LastInsertId %d, want A's last insert 3", id)
 	}
 
 	// Parent and child from many sessions: each child refers to its own
@@ -151,8 +168,13 @@ func TestGroupCommitConnectHookState(t *testing.T) {
 		if err := c.RegisterFunc("tenant", func() string { return tenant }, true); err != nil {
 			return err
 		}
-		if i == 1 {
+		switch i {
+		case 1:
 			return c.RegisterCollation("first", strings.Compare)
+		case 2:
+			// lower() of its own: A's lower() is SQLite's, whose program
+			// may run anywhere, but not here.
+			return c.RegisterFunc("lower", func(s string) string { return "h's lower" }, true)
 		}
 		return nil
 	}})
@@ -162,29 +184,41 @@ func TestGroupCommitConnectHookState(t *testing.T) {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	a, err := db.Conn(ctx) // tenant a, with the collation
+	a, err := db.Conn(ctx) // 1: tenant a, with the collation
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
 	testMustExec(t, a, "CREATE TABLE t(who TEXT, name TEXT)")
-	h, err := db.Conn(ctx) // tenant b
+	h, err := db.Conn(ctx) // 2: tenant b, with its lower()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	for _, q := range []string{"INSERT INTO t VALUES (tenant(), 'x')", "UPDATE t SET name = 'y' WHERE name = 'X' COLLATE first"} {
-		hold, err := h.BeginTx(ctx, nil)
+	x, err := db.Conn(ctx) // 3: holds the turn
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	for _, q := range []string{
+		"INSERT INTO t VALUES (tenant(), 'x')",
+		"UPDATE t SET name = 'y' WHERE name = 'X' COLLATE first",
+		"INSERT INTO t VALUES (lower('A'), 'lower')",
+	} {
+		hold, err := x.BeginTx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := queueBehind(t, db, hold, func() error { _, err := a.ExecContext(ctx, q); return err }); err != nil {
-			t.Errorf("%s: %v", q, err)
+		leadErr, err := queueBehind(t, db, hold,
+			func() error { _, err := h.ExecContext(ctx, "INSERT INTO t VALUES ('lead', 'lead')"); return err },
+			func() error { _, err := a.ExecContext(ctx, q); return err })
+		if leadErr != nil || err != nil {
+			t.Errorf("%s: %v, %v", q, leadErr, err)
 		}
 	}
-	var who, nm string
-	if err := db.QueryRow("SELECT who, name FROM t").Scan(&who, &nm); err != nil || who != "a" || nm != "x" {
-		t.Errorf("row (%s, %s) (%v), want (a, x): A's function, and A's collation, which compares case", who, nm, err)
+	var got string
+	if err := db.QueryRow("SELECT group_concat(who || '=' || name, ' ' ORDER BY who, name) FROM t WHERE who <> 'lead'").Scan(&got); err != nil || got != "a=lower a=x" {
+		t.Errorf("rows %q (%v), want %q: A's function, A's collation (which compares case), SQLite's lower()", got, err, "a=lower a=x")
 	}
 }
 
@@ -481,44 +515,38 @@ func TestGroupCommitSettingsDecide(t *testing.T) {
 	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "&_fk=1")
 	testMustExec(t, db, "CREATE TABLE parent(id INTEGER PRIMARY KEY)")
 	testMustExec(t, db, "CREATE TABLE child(pid INT REFERENCES parent(id))")
+	testMustExec(t, db, "INSERT INTO parent VALUES (1)")
 	ctx := context.Background()
-	a, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	h, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	x, h, a := threeConns(t, db)
+	lead := func() error { _, err := h.ExecContext(ctx, "INSERT INTO child VALUES (1)"); return err }
 	testMustExec(t, a, "PRAGMA foreign_keys = OFF")
-	hold, err := h.BeginTx(ctx, nil)
+	hold, err := x.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g0, u0 := groupCounts()
-	if err := queueBehind(t, db, hold, func() error {
+	leadErr, err := queueBehind(t, db, hold, lead, func() error {
 		_, err := a.ExecContext(ctx, "INSERT INTO child VALUES (99)")
 		return err
-	}); err != nil {
-		t.Errorf("an orphan from the connection with foreign keys off: %v, want it accepted, as on that connection", err)
+	})
+	if leadErr != nil || err != nil {
+		t.Errorf("an orphan from the connection with foreign keys off: %v (lead: %v), want it accepted, as on that connection", err, leadErr)
 	}
 	if g1, u1 := groupCounts(); g1 != g0 || u1 != u0 {
 		t.Errorf("the write of a connection with a setting of its own was grouped (%d groups of %d)", g1-g0, u1-u0)
 	}
 	testMustExec(t, a, "PRAGMA foreign_keys = ON")
-	hold, err = h.BeginTx(ctx, nil)
+	hold, err = x.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	testMustExec(t, hold, "INSERT INTO parent VALUES (1)")
 	g0, u0 = groupCounts()
-	if err := queueBehind(t, db, hold, func() error {
+	leadErr, err = queueBehind(t, db, hold, lead, func() error {
 		_, err := a.ExecContext(ctx, "INSERT INTO child VALUES (1)")
 		return err
-	}); err != nil {
-		t.Error(err)
+	})
+	if leadErr != nil || err != nil {
+		t.Error(leadErr, err)
 	}
 	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 2 {
 		t.Errorf("after PRAGMA foreign_keys = ON again: %d groups of %d writes, want the write grouped (1 of 2)", g1-g0, u1-u0)

@@ -3,7 +3,9 @@
 package sqlite3
 
 import (
+	"context"
 	"database/sql/driver"
+	"errors"
 	"math"
 	"sync/atomic"
 	"time"
@@ -12,9 +14,7 @@ import (
 // Running a group (group.go has the design): the connection that holds the
 // file's write turn, with its exclusion held, begins a transaction, runs
 // its own write, then the writes queued behind it that the predicate lets
-// it run (drain), and commits them all at once; or, for a transaction that
-// got the turn at BeginTx, runs the queued writes at its Commit
-// (commitHome).
+// it run (drain), and commits them all at once.
 
 // group is a group being run.
 type group struct {
@@ -25,6 +25,7 @@ type group struct {
 	n, size    int
 	ok         int          // writes that succeeded: what its COMMIT holds
 	done       []*groupUnit // run, waiting for the COMMIT
+	lead       func() error // runs the leader's own write again (replay)
 }
 
 func (c *SQLiteConn) newGroup(fp uint64) *group {
@@ -37,10 +38,10 @@ func (g *group) full() bool {
 }
 
 // runGroup runs a group with the turn held: its own write first (s with
-// args, whose outcome goes to own), then the writes waiting behind it, and
-// commits them. It returns its own write's error; every other write's
-// outcome goes to its caller through its unit.
-func (c *SQLiteConn) runGroup(s *SQLiteStmt, args []driver.NamedValue, size int, fp uint64, own *groupUnit) error {
+// args, whose outcome goes to own, cancelled as w says), then the writes
+// waiting behind it, and commits them. It returns its own write's error;
+// every other write's outcome goes to its caller through its unit.
+func (c *SQLiteConn) runGroup(w *watch, s *SQLiteStmt, args []driver.NamedValue, size int, fp uint64, own *groupUnit) error {
 	k := c.core
 	if err := c.execOne("BEGIN IMMEDIATE"); err != nil {
 		// The lock is another process's: the waiting writes stay in the
@@ -49,13 +50,19 @@ func (c *SQLiteConn) runGroup(s *SQLiteStmt, args []driver.NamedValue, size int,
 	}
 	g := c.newGroup(fp)
 	g.n, g.size = 1, size
-	err := c.groupStep(s, args, g.savepoints, own)
+	own.ctx = w.ctx
+	err := c.groupStep(s, args, g.savepoints, own, w.gen)
 	if err != nil && cAutocommit(k.h) {
 		return err // SQLite rolled back all there was: its own write
 	}
 	own.err = err
 	if err == nil {
 		g.ok++
+	}
+	g.lead = func() error {
+		own.out = nil
+		own.err = c.groupStep(s, args, g.savepoints, own, 0)
+		return own.err
 	}
 	lost := c.drain(g)
 	if lost == nil {
@@ -71,37 +78,6 @@ func (c *SQLiteConn) runGroup(s *SQLiteStmt, args []driver.NamedValue, size int,
 		own.err = lost
 	}
 	return own.err
-}
-
-// commitHome commits the transaction of a connection that took the turn at
-// BeginTx, with the connection held: first the writes waiting behind it
-// join the transaction, when its state lets them (bridge_group_conn: its
-// own statements done, nothing it left in TEMP, no PRAGMA that changed its
-// settings), unless its own writes left a foreign key unresolved (its
-// COMMIT fails, and theirs would with it).
-func (c *SQLiteConn) commitHome() error {
-	k := c.core
-	c.groupHome = false
-	g := c.newGroup(0)
-	g.n, g.ok = 1, 1
-	var lost error
-	if g.fp = cGroupConn(k.h); g.fp != 0 && !cDeferredFKs(k.h) && k.gate.gather(k.groupSig) {
-		lost = c.drain(g)
-	}
-	var err error
-	if lost == nil {
-		if err = c.commitTimed(g); err != nil {
-			if !cAutocommit(k.h) {
-				_ = c.execOne("ROLLBACK")
-			}
-			lost = groupLost(err, "its group's COMMIT failed")
-		}
-	}
-	if lost != nil && g.n > 1 {
-		err = lost // its own COMMIT's error when it ran alone, as without the switch
-	}
-	g.finish(c, lost)
-	return err
 }
 
 // drain runs the writes waiting for the turn that may join the group, in
@@ -137,13 +113,68 @@ func (c *SQLiteConn) drain(g *group) error {
 			close(u.done)
 			continue
 		}
-		err := c.runUnit(g, s, u)
+		uw, _ := c.watch(u.ctx) // its context ended before it started: not run (above)
+		err := c.runUnit(g, s, u, uw.gen)
+		uw.done()
+		c.release(s)
+		if err != nil {
+			u.err = err
+			close(u.done)
+			if !cAutocommit(k.h) {
+				continue
+			}
+			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+				// SQLite rolled the whole transaction back.
+				return groupLost(err, "rolled back by another write of its group")
+			}
+			// Its context ended while it ran: as in autocommit, it is
+			// interrupted, and SQLite rolls back the whole transaction,
+			// which the writes before it did not ask for.
+			if lost := c.replay(g); lost != nil {
+				return lost
+			}
+			continue
+		}
+		g.ok++
+		g.done = append(g.done, u)
+	}
+	return nil
+}
+
+// replay runs again, in a new transaction and in their order, the writes
+// of g that SQLite undid when it interrupted one of its writes: none of
+// them was acknowledged yet, and the interrupted one would have undone
+// only itself in autocommit. They run to their end this time: each had
+// started before its context ended.
+func (c *SQLiteConn) replay(g *group) error {
+	k := c.core
+	if err := c.execOne("BEGIN IMMEDIATE"); err != nil {
+		return groupLost(err, "its group could not begin again after another write of it was interrupted")
+	}
+	g.ok = 0
+	if g.lead != nil {
+		if err := g.lead(); err == nil {
+			g.ok++
+		} else if cAutocommit(k.h) {
+			return groupLost(err, "rolled back by another write of its group")
+		}
+	}
+	run := g.done
+	g.done = nil
+	for _, u := range run {
+		u.out = nil
+		s := c.prepareUnit(u, g.fp)
+		if s == nil {
+			u.err = groupLost(errors.New("the schema changed meanwhile"), "its group ran again after another write of it was interrupted, and it could not")
+			close(u.done)
+			continue
+		}
+		err := c.runUnit(g, s, u, 0)
 		c.release(s)
 		if err != nil {
 			u.err = err
 			close(u.done)
 			if cAutocommit(k.h) {
-				// SQLite rolled the whole transaction back.
 				return groupLost(err, "rolled back by another write of its group")
 			}
 			continue
@@ -189,12 +220,13 @@ func (c *SQLiteConn) prepareUnit(u *groupUnit, fp uint64) *SQLiteStmt {
 // runUnit runs u, another connection's write compiled here as s, with the
 // counters of u's connection in place of this one's for the time of the
 // write, so that last_insert_rowid() and LastInsertId read as on u's
-// connection, and keeps what it left for u's connection to take over.
-func (c *SQLiteConn) runUnit(g *group, s *SQLiteStmt, u *groupUnit) error {
+// connection, and keeps what it left for u's connection to take over. gen
+// arms the cancellation of u's context.
+func (c *SQLiteConn) runUnit(g *group, s *SQLiteStmt, u *groupUnit, gen uint64) error {
 	h := c.core.h
 	mine := cCounters(h)
 	cSetCounters(h, counters{u.before.rowid, mine.changes, mine.total})
-	err := c.groupStep(s, u.args, g.savepoints, u)
+	err := c.groupStep(s, u.args, g.savepoints, u, gen)
 	got := cCounters(h)
 	u.ran = true
 	u.after = counters{got.rowid, got.changes, u.before.total + got.total - mine.total}
@@ -266,8 +298,9 @@ func (g *group) finish(c *SQLiteConn, lost error) {
 // a savepoint when foreign keys are on: a deferred constraint it leaves
 // unresolved would otherwise fail the group's COMMIT, where in autocommit it
 // fails the write alone. When u asks for rows, they go to u (groupRows).
-// u.after gets its last insert rowid and changes.
-func (c *SQLiteConn) groupStep(s *SQLiteStmt, args []driver.NamedValue, savepoint bool, u *groupUnit) error {
+// u.after gets its last insert rowid and changes. gen arms the
+// cancellation of u.ctx (0: none).
+func (c *SQLiteConn) groupStep(s *SQLiteStmt, args []driver.NamedValue, savepoint bool, u *groupUnit, gen uint64) error {
 	b := binder{args: args, strict: c.strict}
 	if err := s.bind(&b, true); err != nil {
 		return err
@@ -279,9 +312,9 @@ func (c *SQLiteConn) groupStep(s *SQLiteStmt, args []driver.NamedValue, savepoin
 	}
 	var rc int
 	if u.rows {
-		rc = c.groupRows(s, u)
+		rc = c.groupRows(s, u, gen)
 	} else {
-		rc = cExec(s.h, 0)
+		rc = cExec(s.h, gen)
 		u.after.rowid, u.after.changes = stmtLastInsertID(s.h), stmtChanges(s.h)
 	}
 	unresolved := savepoint && cDeferredFKs(c.h)
@@ -299,7 +332,7 @@ func (c *SQLiteConn) groupStep(s *SQLiteStmt, args []driver.NamedValue, savepoin
 	if rc == sqliteConstraintForeignKey && unresolved {
 		err = Error{Code: ErrConstraint, ExtendedCode: ErrConstraintForeignKey, err: "FOREIGN KEY constraint failed", offset: -1}
 	} else {
-		err = c.errorFor(rc, &watch{}, 0)
+		err = c.errorFor(rc, &watch{gen: gen, ctx: u.ctx}, 0)
 	}
 	if savepoint && !cAutocommit(c.h) {
 		// SQLite undid what autocommit would undo of the failed statement
@@ -316,8 +349,8 @@ func (c *SQLiteConn) groupStep(s *SQLiteStmt, args []driver.NamedValue, savepoin
 // groupRows runs s, bound, to its end, keeping its rows' values in u as
 // Next would hand them out, and their column names; it returns SQLite's
 // result code, sqliteOK once the statement is done.
-func (c *SQLiteConn) groupRows(s *SQLiteStmt, u *groupUnit) int {
-	rc := cQuery(s.h, 0, false)
+func (c *SQLiteConn) groupRows(s *SQLiteStmt, u *groupUnit, gen uint64) int {
+	rc := cQuery(s.h, gen, false)
 	s.syncShape()
 	r := SQLiteRows{s: s}
 	for rc == sqliteRow {
@@ -325,7 +358,7 @@ func (c *SQLiteConn) groupRows(s *SQLiteStmt, u *groupUnit) int {
 		row := make([]driver.Value, len(s.cols))
 		r.decode(row)
 		u.out = append(u.out, row)
-		rc = cStep(s.h, 0)
+		rc = cStep(s.h, gen)
 	}
 	if rc != sqliteDone {
 		return rc

@@ -77,9 +77,9 @@ func waitQueued(t *testing.T, g *writeGate, n int) {
 }
 
 // grouped runs the writes fns, each on a connection of its own, queued in
-// order behind a transaction that holds the turn, which runs them in its
-// group when it commits; it returns their errors, and fails the test if
-// that commit fails.
+// order behind a transaction that holds the turn; when it commits, the
+// first of them gets the turn and runs the others in its group. It returns
+// their errors, and fails the test if that commit fails.
 func grouped(t *testing.T, db *sql.DB, fns ...func() error) []error {
 	t.Helper()
 	errs, err := groupedBehind(t, db, fns...)
@@ -304,8 +304,8 @@ func TestGroupCommitQueryReturning(t *testing.T) {
 	if errs[4] != nil || len(got[4]) != 0 {
 		t.Errorf("DELETE of nothing ... RETURNING: rows %v (%v), want none", got[4], errs[4])
 	}
-	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 5 {
-		t.Errorf("%d groups of %d writes, want 1 of 5 (the transaction that held the turn, and the 4 behind it that succeeded)", g1-g0, u1-u0)
+	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 4 {
+		t.Errorf("%d groups of %d writes, want 1 of 4 (the 4 of 5 that succeeded)", g1-g0, u1-u0)
 	}
 	var n int
 	if err := readers.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 4 {
@@ -336,8 +336,8 @@ func TestGroupCommitFailureIsTheWritesAlone(t *testing.T) {
 	if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != "a,b,taken" {
 		t.Errorf("rows %q (%v), want a,b,taken", vs, err)
 	}
-	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 3 {
-		t.Errorf("%d groups of %d writes, want 1 of 3 (the transaction that held the turn, and the 2 behind it that succeeded)", g1-g0, u1-u0)
+	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != 2 {
+		t.Errorf("%d groups of %d writes, want 1 of 2 (the 2 of 3 that succeeded)", g1-g0, u1-u0)
 	}
 }
 
@@ -641,12 +641,31 @@ func TestGroupCommitFailedCommit(t *testing.T) {
 	if !rows.Next() {
 		t.Fatal("no row")
 	}
-	errs, holdErr := groupedBehind(t, db,
-		func() error { _, err := db.Exec("INSERT INTO t VALUES ('a')"); return err },
-		func() error { _, err := db.Exec("INSERT INTO t VALUES ('b')"); return err },
-	)
+	// The writes queue behind a transaction that holds the turn and ends
+	// with a Rollback (its Commit would wait for the reader too); the first
+	// of them then runs the group, whose COMMIT cannot get the lock.
+	g := gateOf(t, db)
+	hold := holdTurn(t, db)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, v := range []string{"a", "b"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = db.Exec("INSERT INTO t VALUES (?)", v)
+		}()
+		waitQueued(t, g, i+1)
+	}
+	g0, u0 := groupCounts()
+	if err := hold.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
 	rows.Close()
-	for i, err := range append(errs, holdErr) {
+	if g1, u1 := groupCounts(); g1 != g0 || u1 != u0 {
+		t.Errorf("a group that did not commit was counted: %d groups of %d writes", g1-g0, u1-u0)
+	}
+	for i, err := range errs {
 		var e Error
 		if !errors.As(err, &e) || e.Code != ErrBusy || !strings.Contains(err.Error(), "not in the database") {
 			t.Errorf("write %d: %v, want a busy error that says it is not in the database", i, err)

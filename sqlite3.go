@@ -180,10 +180,6 @@ type SQLiteConn struct {
 	// results is the rest of the block Exec results are cut from (newResult).
 	results []SQLiteResult
 
-	// groupHome: the BeginTx transaction holds the turn and runs, at its
-	// Commit, the writes waiting behind it (group_run.go, commitHome).
-	groupHome bool
-
 	// hooks holds the callbacks, open blobs and backups of hooks.go, trace.go,
 	// blob.go and backup.go; nil until one is used.
 	hooks *connHooks
@@ -503,9 +499,6 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	}
 	c.inTx, c.txLost = true, false
 	c.txSeq++
-	// A write transaction that took the turn runs, at its Commit, the
-	// writes queued behind it meanwhile (group_run.go).
-	c.groupHome = c.core.groupOn && c.core.turn && !c.deferFK
 	if c.deferFK {
 		// SQLite switches defer_foreign_keys off at every COMMIT and ROLLBACK.
 		if err := c.execOne("PRAGMA defer_foreign_keys = 1"); err != nil {
@@ -580,11 +573,7 @@ func (tx *SQLiteTx) Commit() error {
 		return driver.ErrBadConn
 	}
 	if cAutocommit(c.h) {
-		c.groupHome = false
 		return driverError("cannot commit: the transaction was already rolled back (for example by an interrupted statement or an error)")
-	}
-	if c.groupHome {
-		return c.commitHome() // group_run.go
 	}
 	if err := c.execOne("COMMIT"); err != nil {
 		if !cAutocommit(c.h) {
@@ -601,7 +590,6 @@ func (tx *SQLiteTx) Rollback() error {
 	c := tx.c
 	defer c.core.unlock(c.core.lock())
 	defer c.endTx()
-	c.groupHome = false
 	if c.closed.Load() {
 		return driver.ErrBadConn
 	}

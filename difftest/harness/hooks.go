@@ -35,6 +35,9 @@ var connOrd atomic.Int64
 var (
 	feedMu    sync.Mutex
 	published = map[int64]bool{}
+	// hooksOn: the program being run has the feed (Program.Hooks); set
+	// before its pools open.
+	hooksOn atomic.Bool
 )
 
 // ConnectHook sets up a new connection as a program's ConnectHook:
@@ -43,7 +46,8 @@ var (
 //   - conn_calls(): how many times it was called on this connection;
 //   - the collation "odd" (case-insensitive), on odd-numbered connections
 //     only, as an optional extension would be;
-//   - update, commit and rollback hooks that keep the change feed of h.
+//   - in the programs with Hooks, update, commit and rollback hooks that
+//     keep the change feed of h.
 func ConnectHook(c HookConn) error {
 	ord := connOrd.Add(1)
 	if err := c.RegisterFunc("conn_ord", func() int64 { return ord }, false); err != nil {
@@ -59,6 +63,9 @@ func ConnectHook(c HookConn) error {
 		}); err != nil {
 			return err
 		}
+	}
+	if !hooksOn.Load() {
+		return nil
 	}
 	type change struct {
 		del   bool
@@ -100,6 +107,9 @@ const sqliteDelete = 9 // SQLITE_DELETE, the update hook's op
 // rows published but not in the table (a change the feed announced that
 // was undone) and those in it never published.
 func feedCheck(rows []int64) string {
+	if !hooksOn.Load() {
+		return fmt.Sprintf("rows=%d (no feed)", len(rows))
+	}
 	in := map[int64]bool{}
 	for _, id := range rows {
 		in[id] = true

@@ -86,9 +86,13 @@ type Op struct {
 
 // Program is what a seed generates.
 type Program struct {
-	Seed  uint64
-	Mode  string // WAL or DELETE
-	FK    bool   // _fk=1 on the writable pools
+	Seed uint64
+	Mode string // WAL or DELETE
+	FK   bool   // _fk=1 on the writable pools
+	// Hooks: ConnectHook installs the change feed's hooks (hooks.go). In
+	// half the programs only: a connection with hooks never takes part in
+	// group commit, and the other half must let groups form.
+	Hooks bool
 	Conns []Conn
 	Ops   []Op
 }
@@ -190,7 +194,7 @@ type connState struct {
 // Generate makes the program of seed: the same on every machine and driver.
 func Generate(seed uint64) *Program {
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	p := &Program{Seed: seed, Mode: "WAL"}
+	p := &Program{Seed: seed, Mode: "WAL", Hooks: seed%2 == 1} // not from r: the rest of each program stays as it was
 	if r.IntN(3) == 0 {
 		p.Mode = "DELETE"
 	}

@@ -87,6 +87,7 @@ func Run(p *Program, d Driver, w io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 	r := &runner{d: d, p: p, w: w, dir: dir, ctx: context.Background(), pools: map[string]*sql.DB{}, blobbed: map[int]bool{}}
+	hooksOn.Store(p.Hooks)
 	fmt.Fprintf(w, "program seed=%d mode=%s ops=%d\n", p.Seed, p.Mode, len(p.Ops))
 	if err := r.setup(); err != nil {
 		return err

@@ -43,10 +43,12 @@ type Step struct {
 	Var int
 }
 
-// Flags of a sessions phase: behaviours kept out of most phases, because
-// group commit documents them as its own (they would hide the rest).
+// Flags of a sessions phase: behaviours a group of writes must treat apart
+// (a write that would roll back the whole transaction runs alone; one
+// interrupted at its deadline makes the group run again without it), in
+// some phases only, so that the other checks of a phase stay in most.
 const (
-	FLostGroup = 1 << iota // INSERT OR ROLLBACK in autocommit: in a group, it loses the group
+	FLostGroup = 1 << iota // INSERT OR ROLLBACK in autocommit, among grouped writes
 	FSlowWrite             // an autocommit write that outlives its deadline once started
 	FLeak                  // the leak scenario at the end of the phase
 )
