@@ -552,3 +552,51 @@ func TestGroupCommitSettingsDecide(t *testing.T) {
 		t.Errorf("after PRAGMA foreign_keys = ON again: %d groups of %d writes, want the write grouped (1 of 2)", g1-g0, u1-u0)
 	}
 }
+
+// A grouped write whose context ends while it runs is interrupted, as in
+// autocommit, and undone alone: SQLite rolls back the group's whole
+// transaction, and the group runs again the writes before it, which
+// commit, as do the writes after it.
+func TestGroupCommitDeadlineInterrupts(t *testing.T) {
+	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
+	testMustExec(t, db, "CREATE TABLE t(v TEXT)")
+	ctx := context.Background()
+	x, h, a := threeConns(t, db)
+	y, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
+	g := gateOf(t, db)
+	hold, err := x.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	writes := []func() error{
+		func() error { _, err := h.ExecContext(ctx, "INSERT INTO t VALUES ('before')"); return err },
+		func() error {
+			_, err := a.ExecContext(dctx, "INSERT INTO t WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c) SELECT 'slow' FROM c")
+			return err
+		},
+		func() error { _, err := y.ExecContext(ctx, "INSERT INTO t VALUES ('after')"); return err },
+	}
+	errs := make([]chan error, len(writes))
+	for i, w := range writes {
+		errs[i] = make(chan error, 1)
+		go func() { errs[i] <- w() }()
+		waitQueued(t, g, i+1)
+	}
+	if err := hold.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got := []error{<-errs[0], <-errs[1], <-errs[2]}
+	if got[0] != nil || got[2] != nil || !errors.Is(got[1], context.DeadlineExceeded) {
+		t.Errorf("errors %v, want nil, the slow write's deadline, nil", got)
+	}
+	var vs string
+	if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != "after,before" {
+		t.Errorf("rows %q (%v), want after,before", vs, err)
+	}
+}
