@@ -449,9 +449,10 @@ func TestGroupCommitBoundedPool(t *testing.T) {
 	}
 }
 
-// A transaction that holds the turn and is leaked with rows open delays
-// the writes queued behind it no longer than their contexts or the busy
-// timeout allow, as the write lock it holds would without the switch.
+// A transaction leaked with rows open (a handler that panicked) after it
+// waited for the turn among grouped writes delays no write past its
+// context or the busy timeout: the write queued before it is done at once,
+// and those after it wait as behind any transaction's lock.
 func TestGroupCommitLeakedTransaction(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.db")
 	db, err := sql.Open("sqlite3", path+"?_journal_mode=WAL&_txlock=immediate&_busy_timeout=500&_group_commit=1")
@@ -461,26 +462,54 @@ func TestGroupCommitLeakedTransaction(t *testing.T) {
 	defer db.Close()
 	testMustExec(t, db, "CREATE TABLE t(x)")
 	testMustExec(t, db, "INSERT INTO t VALUES (1), (2)")
+	g := gateOf(t, db)
 	hold := holdTurn(t, db)
-	rows, err := hold.Query("SELECT x FROM t")
+	wrote := make(chan error, 1)
+	go func() { _, err := db.Exec("INSERT INTO t VALUES (3)"); wrote <- err }()
+	waitQueued(t, g, 1)
+	txc := make(chan *sql.Tx, 1)
+	go func() {
+		tx, err := db.Begin()
+		if err != nil {
+			t.Error(err)
+		}
+		txc <- tx
+	}()
+	waitQueued(t, g, 2)
+	if err := hold.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	leaked := <-txc
+	if leaked == nil {
+		t.FailNow()
+	}
+	rows, err := leaked.Query("SELECT x FROM t")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows.Next() // never closed, never committed: leaked until the test ends
-	t.Cleanup(func() { rows.Close(); hold.Rollback() })
+	rows.Next() // never closed, never committed until the test ends
+	t.Cleanup(func() { rows.Close(); leaked.Rollback() })
+	select {
+	case err := <-wrote:
+		if err != nil {
+			t.Errorf("the write queued before the transaction: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the write queued before the leaked transaction still waits after 30 s")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 2)
-	go func() { _, err := db.ExecContext(ctx, "INSERT INTO t VALUES (3)"); done <- err }()
-	go func() { _, err := db.Exec("INSERT INTO t VALUES (4)"); done <- err }()
+	go func() { _, err := db.ExecContext(ctx, "INSERT INTO t VALUES (4)"); done <- err }()
+	go func() { _, err := db.Exec("INSERT INTO t VALUES (5)"); done <- err }()
 	for range 2 {
 		select {
 		case err := <-done:
 			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrBusy) {
-				t.Errorf("a write behind a leaked transaction: %v, want its deadline or database is locked", err)
+				t.Errorf("a write behind the leaked transaction: %v, want its deadline or database is locked", err)
 			}
 		case <-time.After(30 * time.Second):
-			t.Fatal("a write behind a leaked transaction still waits after 30 s")
+			t.Fatal("a write behind the leaked transaction still waits after 30 s")
 		}
 	}
 }
