@@ -319,20 +319,13 @@ func cStmtSQL(s stmtHandle) string { return C.GoString(C.sqlite3_sql(s.stmt)) }
 // connection that may hand s, its write, to a group, else -1; and the
 // connection's fingerprint, which the group's connection must share.
 func cGroupTurn(h connHandle, s stmtHandle) (ms int, fp uint64) {
-	var f C.uint64_t
-	ms = int(C.bridge_group_turn(h, s, &f))
-	return ms, uint64(f)
+	ms = int(C.bridge_group_turn(h, s))
+	return ms, uint64(h.group_fp)
 }
 
-// cGroupConn calls bridge_group_conn: the connection's fingerprint when its
-// state lets it run a group, else 0.
-func cGroupConn(h connHandle) uint64 { return uint64(C.bridge_group_conn(h)) }
-
-// cGroupHost calls bridge_group_host: whether h, running a group with
-// fingerprint fp, may run s, its copy of another connection's write.
-func cGroupHost(h connHandle, s stmtHandle, fp uint64) bool {
-	return C.bridge_group_host(h, s, C.uint64_t(fp)) != 0
-}
+// cGroupHost calls bridge_group_host: whether h, running a group, may run
+// s, its copy of another connection's write.
+func cGroupHost(h connHandle, s stmtHandle) bool { return C.bridge_group_host(h, s) != 0 }
 
 // counters are what a write changes on its connection and SQL reads back:
 // last_insert_rowid(), changes(), total_changes().

@@ -145,7 +145,7 @@ static int bridge_group_clean(sqlite3 *db) {
 
 /* The state half of the predicate: whether c may run another connection's
 ** write or hand one over, and if so its fingerprint (never 0); 0 when not. */
-uint64_t bridge_group_conn(bridge_conn *c) {
+static uint64_t bridge_group_conn(bridge_conn *c) {
 #ifdef BRIDGE_UNITY
   sqlite3 *db = c->db;
   uint64_t f;
@@ -272,20 +272,20 @@ static int bridge_stmt_current(bridge_conn *c, bridge_stmt *s) {
 
 /* The busy timeout (ms) c's write s waits for the file's turn when it may
 ** hand the write to another connection's group, -1 when it runs as
-** without the switch: the one call Go makes before a write. *fp gets c's
-** fingerprint, which the group's connection must share. */
-int bridge_group_turn(bridge_conn *c, bridge_stmt *s, uint64_t *fp) {
+** without the switch: the one call Go makes before a write. c->group_fp
+** gets c's fingerprint, which the group's connection must share. */
+int bridge_group_turn(bridge_conn *c, bridge_stmt *s) {
   if (!sqlite3_get_autocommit(c->db) || !bridge_stmt_groupable(s)) return -1;
-  if (!(*fp = bridge_group_conn(c))) return -1;
+  if (!(c->group_fp = bridge_group_conn(c))) return -1;
   return bridge_turn_timeout(c);
 }
 
-/* Whether c, running a group with fingerprint fp, may run s, its compiled
-** copy of another connection's write: the connection is still as it was
-** (a transaction that ran first left nothing of its own), and the program
-** is one a group may run, as it will run. */
-int bridge_group_host(bridge_conn *c, bridge_stmt *s, uint64_t fp) {
-  return bridge_stmt_groupable(s) && bridge_stmt_current(c, s) && bridge_group_conn(c) == fp;
+/* Whether c, running a group, may run s, its compiled copy of another
+** connection's write: the program is one a group may run, as it will run.
+** (c's state was asked when it took the turn, and a group's writes cannot
+** change it: they write main's tables only.) */
+int bridge_group_host(bridge_conn *c, bridge_stmt *s) {
+  return bridge_stmt_groupable(s) && bridge_stmt_current(c, s);
 }
 
 #endif /* BRIDGE_TU */

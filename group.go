@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// Group commit (_group_commit=1): the writes of a file's connections in this
-// process share SQLite transactions. docs/write-path.md maps the whole
+// Group commit (_group_commit=1): the autocommit writes of a file's
+// connections in this process share SQLite transactions. docs/write-path.md maps the whole
 // write path; docs/group-commit.md is the user's contract.
 //
 // A commit costs the same whether it holds one row or a hundred (the WAL's
@@ -33,8 +33,11 @@ import (
 // turn passes to A. What a write changes on its connection and SQL reads
 // back (last_insert_rowid(), changes(), total_changes()) is carried from A
 // to H and back. A transaction (BeginTx) always runs on its own
-// connection: it takes the turn like any writer, and at its Commit it runs
-// the autocommit writes queued behind it (commitHome).
+// connection and commits alone: it takes the turn like any writer, and the
+// writes queued behind it form their own group once it is done. (One run
+// on another connection would take its TEMP objects, direct statements,
+// settings and deadlines with it; one sharing its SQLite transaction with
+// other callers' writes could not be interrupted without undoing theirs.)
 //
 // What each write sees and what it is told:
 //   - Writes are serial: each runs after the ones before it in the group and
@@ -52,9 +55,10 @@ import (
 //     group not yet acknowledged with an error that says so (groupLost); none
 //     of them is in the database.
 //   - A write whose context ends before it started is not run, and its caller
-//     gets the context's error; once started, a grouped write runs to its end
-//     (at most groupMaxTime of writes run before it), whatever its caller's
-//     context does: an interrupt would roll back the whole group.
+//     gets the context's error. One whose context ends while it runs is
+//     interrupted, as in autocommit; SQLite then rolls back the whole
+//     transaction, and the group runs the writes before it again (replay):
+//     none of them was acknowledged.
 //
 // A lone writer pays nothing: a write that gets the turn with no other write
 // waiting behind it runs alone, in autocommit, as without the switch.

@@ -202,7 +202,7 @@ func (c *SQLiteConn) prepareUnit(u *groupUnit, fp uint64) *SQLiteStmt {
 			c.release(s)
 			return nil
 		}
-		if cGroupHost(c.core.h, s.h, fp) {
+		if cGroupHost(c.core.h, s.h) {
 			return s
 		}
 		// A cached statement compiled before the schema changed would be
