@@ -333,9 +333,8 @@ type counters struct{ rowid, changes, total int64 }
 
 // cCounters calls bridge_counters_get.
 func cCounters(h connHandle) counters {
-	var out [3]C.int64_t
-	C.bridge_counters_get(h, &out[0])
-	return counters{int64(out[0]), int64(out[1]), int64(out[2])}
+	v := C.bridge_counters_get(h)
+	return counters{int64(v.rowid), int64(v.changes), int64(v.total)}
 }
 
 // cSetCounters calls bridge_counters_set.

@@ -408,7 +408,10 @@ int bridge_deferred_fks(bridge_conn *c);
 
 /* last_insert_rowid(), changes(), total_changes() of c, read and set: a
 ** write run on another connection leaves them as if it ran on c. */
-void bridge_counters_get(bridge_conn *c, int64_t out[3]);
+typedef struct bridge_counters {
+  int64_t rowid, changes, total;
+} bridge_counters; /* returned by value: nothing of Go's escapes into C */
+bridge_counters bridge_counters_get(bridge_conn *c);
 void bridge_counters_set(bridge_conn *c, int64_t rowid, int64_t changes, int64_t total);
 
 /* Counts a wait for the write turn in Go that got it after ns, in the

@@ -41,10 +41,12 @@ int bridge_deferred_fks(bridge_conn *c) {
 
 /* The counters a write changes and its caller can read back in SQL:
 ** last_insert_rowid(), changes(), total_changes(). */
-void bridge_counters_get(bridge_conn *c, int64_t out[3]) {
-  out[0] = sqlite3_last_insert_rowid(c->db);
-  out[1] = sqlite3_changes64(c->db);
-  out[2] = sqlite3_total_changes64(c->db);
+bridge_counters bridge_counters_get(bridge_conn *c) {
+  bridge_counters v;
+  v.rowid = sqlite3_last_insert_rowid(c->db);
+  v.changes = sqlite3_changes64(c->db);
+  v.total = sqlite3_total_changes64(c->db);
+  return v;
 }
 
 void bridge_counters_set(bridge_conn *c, int64_t rowid, int64_t changes, int64_t total) {
