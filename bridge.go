@@ -316,12 +316,12 @@ func stmtGroupable(s stmtHandle) bool { return s.writes_main == C.BRIDGE_WRITES_
 func cStmtSQL(s stmtHandle) string { return C.GoString(C.sqlite3_sql(s.stmt)) }
 
 // cGroupTurn calls bridge_group_turn: the busy timeout in ms of a
-// connection that may hand s, its write, to a group, else -1; and the
-// connection's fingerprint, which the group's connection must share.
-func cGroupTurn(h connHandle, s stmtHandle) (ms int, fp uint64) {
-	ms = int(C.bridge_group_turn(h, s))
-	return ms, uint64(h.group_fp)
-}
+// connection that may hand s, its write, to a group, else -1.
+func cGroupTurn(h connHandle, s stmtHandle) int { return int(C.bridge_group_turn(h, s)) }
+
+// cGroupFP calls bridge_group_fp: the connection's fingerprint, which the
+// connection that runs its write must share.
+func cGroupFP(h connHandle) uint64 { return uint64(C.bridge_group_fp(h)) }
 
 // cGroupHost calls bridge_group_host: whether h, running a group, may run
 // s, its copy of another connection's write.

@@ -164,7 +164,6 @@ struct bridge_conn {
   sqlite3_stmt *running; /* the statement in the innermost sqlite3_step, or 0 */
   bridge_vfile *vfile; /* the main database's file, when opened through the "fastsqlite" VFS */
   sqlite3_int64 wal_bound; /* _wal_bound: bytes (0: off) */
-  uint64_t group_fp;   /* set by bridge_group_turn (bridge_group.c) */
   int bound_off;       /* counted in its file's bound_off (bridge_share.c) */
   int waited;          /* the busy handler was called during the last step: a BUSY
                        ** that follows none is SQLite refusing to wait (an upgrade) */
@@ -395,10 +394,12 @@ int bridge_turn_timeout(bridge_conn *c);
 #define BRIDGE_WRITES_GROUPABLE 2
 
 /* The predicate of group commit (bridge_group.c): bridge_turn_timeout when
-** c may hand s, a write, to a group or run one (c->group_fp: c's
-** fingerprint), else -1; whether c, running a group, may run s, its copy of
-** another connection's write. */
+** c may hand s, a write, to a group or run one, else -1; c's fingerprint of
+** settings and added names, equal on connections that may run each other's
+** writes; whether c, running a group, may run s, its copy of another
+** connection's write. */
 int bridge_group_turn(bridge_conn *c, bridge_stmt *s);
+uint64_t bridge_group_fp(bridge_conn *c);
 int bridge_group_host(bridge_conn *c, bridge_stmt *s);
 
 /* Whether foreign keys are on; whether one is unresolved (a deferred

@@ -146,19 +146,18 @@ static int bridge_group_clean(sqlite3 *db) {
 }
 
 /* The state half of the predicate: whether c may run another connection's
-** write or hand one over, and if so its fingerprint (never 0); 0 when not. */
-static uint64_t bridge_group_conn(bridge_conn *c) {
+** write or hand one over. The settings are compared apart, when a write
+** meets another (bridge_group_fp). */
+static int bridge_group_conn(bridge_conn *c) {
 #ifdef BRIDGE_UNITY
   sqlite3 *db = c->db;
-  uint64_t f;
   if (!bridge_busy_ours(c) || c->depth > 0 || db->nVdbeActive != 0 || !bridge_group_clean(db)) return 0;
   if (db->xUpdateCallback || db->xCommitCallback || db->xRollbackCallback || db->xPreUpdateCallback || db->xAuth ||
       db->mTrace)
     return 0;
   if (db->xWalCallback && db->xWalCallback != sqlite3WalDefaultHook) return 0;
   if (db->xProgress && db->xProgress != bridge_progress) return 0;
-  f = bridge_group_fingerprint(c);
-  return f ? f : 1;
+  return 1;
 #else
   (void)c;
   return 0;
@@ -274,12 +273,22 @@ static int bridge_stmt_current(bridge_conn *c, bridge_stmt *s) {
 
 /* The busy timeout (ms) c's write s waits for the file's turn when it may
 ** hand the write to another connection's group, -1 when it runs as
-** without the switch: the one call Go makes before a write. c->group_fp
-** gets c's fingerprint, which the group's connection must share. */
+** without the switch: the one call Go makes before a write. */
 int bridge_group_turn(bridge_conn *c, bridge_stmt *s) {
-  if (!sqlite3_get_autocommit(c->db) || !bridge_stmt_groupable(s)) return -1;
-  if (!(c->group_fp = bridge_group_conn(c))) return -1;
+  if (!sqlite3_get_autocommit(c->db) || !bridge_stmt_groupable(s) || !bridge_group_conn(c)) return -1;
   return bridge_turn_timeout(c);
+}
+
+/* c's fingerprint: a write of c's runs only in a group whose connection has
+** the same. Asked only where a write meets another (a lone writer pays
+** nothing for it). */
+uint64_t bridge_group_fp(bridge_conn *c) {
+#ifdef BRIDGE_UNITY
+  return bridge_group_fingerprint(c);
+#else
+  (void)c;
+  return 0;
+#endif
 }
 
 /* Whether c, running a group, may run s, its compiled copy of another

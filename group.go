@@ -132,10 +132,10 @@ const (
 // caller reads its rows), to the file's write turn: it joins the group
 // running when it gets there, or takes the turn, to run a group itself or
 // to run alone. size is the write's bytes of SQL and arguments, fp the
-// connection's fingerprint.
+// connection's fingerprint when it queued or runs a group.
 func (c *SQLiteConn) joinGroup(ctx context.Context, s *SQLiteStmt, query string, args []driver.NamedValue, rows bool) (entry groupEntry, u *groupUnit, size int, fp uint64, err error) {
 	k := c.core
-	ms, fp := cGroupTurn(k.h, s.h)
+	ms := cGroupTurn(k.h, s.h)
 	if ms < 0 {
 		return entryAlone, nil, 0, 0, nil
 	}
@@ -146,6 +146,7 @@ func (c *SQLiteConn) joinGroup(ctx context.Context, s *SQLiteStmt, query string,
 		if ctx == nil {
 			ctx = context.Background()
 		}
+		fp = cGroupFP(k.h)
 		u = &groupUnit{sig: k.groupSig, fp: fp, ctx: ctx, query: query, args: args, size: size, rows: rows,
 			done: make(chan struct{}), before: cCounters(k.h)}
 		timeout := time.Duration(ms) * time.Millisecond
@@ -174,7 +175,7 @@ func (c *SQLiteConn) joinGroup(ctx context.Context, s *SQLiteStmt, query string,
 	if !k.gate.gather(k.groupSig) {
 		return entryAloneHeld, nil, size, fp, nil
 	}
-	return entryHome, nil, size, fp, nil
+	return entryHome, nil, size, cGroupFP(k.h), nil
 }
 
 // execGrouped runs s, the whole of query, a groupable write with its
