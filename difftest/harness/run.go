@@ -393,6 +393,7 @@ func (r *runner) op(o Op) (out string) {
 			runtime.GC()
 			time.Sleep(20 * time.Millisecond)
 		}
+		r.waitLeakFinalized()
 		return out
 	case KCancelPre:
 		cctx, cancel := context.WithCancel(ctx)
@@ -876,4 +877,25 @@ func (r *runner) feedFile(path string) string {
 	}
 	defer db.Close()
 	return r.feed(db)
+}
+
+// waitLeakFinalized waits, up to a second, until a connection of a pool of
+// its own can take the write lock: a leaked write keeps it until its driver
+// finalizes the statement, which on a loaded machine takes longer than the
+// collections above, and the next op would meet that lock on one driver
+// and not on the other. (Where a transaction of the program holds the lock,
+// both drivers wait the whole second alike.)
+func (r *runner) waitLeakFinalized() {
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(r.dir, "main.db")+"?_busy_timeout=0")
+	if err != nil {
+		return
+	}
+	defer db.Close()
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); {
+		if _, err := db.Exec("BEGIN IMMEDIATE; ROLLBACK"); err == nil {
+			return
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
 }
