@@ -89,7 +89,7 @@ var Exceptions = []Exception{
 		Name: "tx-lost",
 		Why: "After SQLite rolled a transaction back itself, mattn runs the Tx's later statements in autocommit (they " +
 			"commit at once) and its Commit fails with 'cannot commit - no transaction is active'; this driver fails them " +
-			"('the transaction was rolled back by SQLite after an earlier error') and its Commit too. Not in docs/switching.md. " +
+			"('the transaction was rolled back by SQLite after an earlier error') and its Commit too (docs/switching.md). " +
 			"Programs roll such a Tx back at once (endLost), so nothing else runs in it.",
 	},
 	{
