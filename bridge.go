@@ -324,8 +324,14 @@ func cGroupTurn(h connHandle, s stmtHandle) int { return int(C.bridge_group_turn
 func cGroupFP(h connHandle) uint64 { return uint64(C.bridge_group_fp(h)) }
 
 // cGroupHost calls bridge_group_host: whether h, running a group, may run
-// s, its copy of another connection's write.
-func cGroupHost(h connHandle, s stmtHandle) bool { return C.bridge_group_host(h, s) != 0 }
+// s, its copy of another connection's write (groupHostOK), may not
+// (groupHostRefused), or s was compiled against another schema.
+func cGroupHost(h connHandle, s stmtHandle) int { return int(C.bridge_group_host(h, s)) }
+
+const (
+	groupHostOK      = 1
+	groupHostRefused = 0
+)
 
 // counters are what a write changes on its connection and SQL reads back:
 // last_insert_rowid(), changes(), total_changes().

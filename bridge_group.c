@@ -253,6 +253,7 @@ static int bridge_stmt_current(bridge_conn *c, bridge_stmt *s) {
   Schema *sc = c->db->aDb[0].pSchema;
   u32 disk = 0;
   int i;
+  if (v->expired) return 0; /* SQLite compiles it again before it runs */
   if (sqlite3_txn_state(c->db, "main") != SQLITE_TXN_WRITE) return 0;
   sqlite3BtreeEnter(c->db->aDb[0].pBt);
   sqlite3BtreeGetMeta(c->db->aDb[0].pBt, BTREE_SCHEMA_VERSION, &disk);
@@ -292,11 +293,13 @@ uint64_t bridge_group_fp(bridge_conn *c) {
 }
 
 /* Whether c, running a group, may run s, its compiled copy of another
-** connection's write: the program is one a group may run, as it will run.
-** (c's state was asked when it took the turn, and a group's writes cannot
-** change it: they write main's tables only.) */
+** connection's write: 1 when the program is one a group may run, as it will
+** run; 0 when it is not; -1 when it was compiled against another schema
+** (a new compile may pass). (c's state was asked when it took the turn,
+** and a group's writes cannot change it: they write main's tables only.) */
 int bridge_group_host(bridge_conn *c, bridge_stmt *s) {
-  return bridge_stmt_groupable(s) && bridge_stmt_current(c, s);
+  if (!bridge_stmt_current(c, s)) return -1;
+  return bridge_stmt_groupable(s);
 }
 
 #endif /* BRIDGE_TU */

@@ -219,15 +219,6 @@ func (g *writeGate) head() *gateWaiter {
 	return g.waiters[0]
 }
 
-// unitNext reports whether the first waiter is a write that may join a
-// group of sig's: the holder of the turn then runs a group.
-func (g *writeGate) unitNext(sig groupSig) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	w := g.head()
-	return w != nil && w.unit != nil && w.unit.sig == sig
-}
-
 // gather reports whether a write that may join a group of sig's waits for
 // the turn, first letting the writers that are on their way queue, if
 // writes had to queue lately (zero cost for a lone writer). Without it,
@@ -236,7 +227,7 @@ func (g *writeGate) unitNext(sig groupSig) bool {
 // queue behind it: half the commits would hold one write. A yield lets
 // them run up to the queue; bounded by gatherFor.
 func (g *writeGate) gather(sig groupSig) bool {
-	if g.unitNext(sig) {
+	if g.firstUnit(sig) != nil {
 		return true
 	}
 	now := time.Now()
@@ -252,7 +243,7 @@ func (g *writeGate) gather(sig groupSig) bool {
 func (g *writeGate) yieldForUnit(sig groupSig, until time.Time, tries int) bool {
 	for i := 0; i < tries && time.Now().Before(until); i++ {
 		runtime.Gosched()
-		if g.unitNext(sig) {
+		if g.firstUnit(sig) != nil {
 			return true
 		}
 	}

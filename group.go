@@ -45,7 +45,8 @@ import (
 //     of it.
 //   - A write that fails (a constraint, a bad argument) is undone as SQLite
 //     undoes it in autocommit (ABORT: the statement; FAIL: nothing), and its
-//     caller alone gets the error at once. With foreign keys on, each write
+//     caller alone gets the error: at once when it left nothing, after the
+//     COMMIT when it kept rows (group.ran). With foreign keys on, each write
 //     runs in a SAVEPOINT, so that one that leaves a deferred foreign key
 //     unresolved is undone alone too, with SQLite's error.
 //   - No caller is told its write succeeded before the group's COMMIT has

@@ -585,10 +585,12 @@ func TestGroupCommitSettingsDecide(t *testing.T) {
 // A grouped write whose context ends while it runs is interrupted, as in
 // autocommit, and undone alone: SQLite rolls back the group's whole
 // transaction, and the group runs again the writes before it, which
-// commit, as do the writes after it.
+// commit, as do the writes after it; an OR FAIL write before it keeps its
+// first row, as in autocommit.
 func TestGroupCommitDeadlineInterrupts(t *testing.T) {
 	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
 	testMustExec(t, db, "CREATE TABLE t(v TEXT)")
+	testMustExec(t, db, "CREATE TABLE c(id INTEGER PRIMARY KEY, v INT CHECK (v >= 0))")
 	ctx := context.Background()
 	x, h, a := threeConns(t, db)
 	y, err := db.Conn(ctx)
@@ -596,6 +598,11 @@ func TestGroupCommitDeadlineInterrupts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer y.Close()
+	f, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
 	g := gateOf(t, db)
 	hold, err := x.BeginTx(ctx, nil)
 	if err != nil {
@@ -605,6 +612,7 @@ func TestGroupCommitDeadlineInterrupts(t *testing.T) {
 	defer cancel()
 	writes := []func() error{
 		func() error { _, err := h.ExecContext(ctx, "INSERT INTO t VALUES ('before')"); return err },
+		func() error { _, err := f.ExecContext(ctx, "INSERT OR FAIL INTO c VALUES (1, 1), (2, -1)"); return err },
 		func() error {
 			_, err := a.ExecContext(dctx, "INSERT INTO t WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c) SELECT 'slow' FROM c")
 			return err
@@ -620,9 +628,14 @@ func TestGroupCommitDeadlineInterrupts(t *testing.T) {
 	if err := hold.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	got := []error{<-errs[0], <-errs[1], <-errs[2]}
-	if got[0] != nil || got[2] != nil || !errors.Is(got[1], context.DeadlineExceeded) {
-		t.Errorf("errors %v, want nil, the slow write's deadline, nil", got)
+	got := []error{<-errs[0], <-errs[1], <-errs[2], <-errs[3]}
+	var e Error
+	if got[0] != nil || !errors.As(got[1], &e) || e.Code != ErrConstraint || !errors.Is(got[2], context.DeadlineExceeded) || got[3] != nil {
+		t.Errorf("errors %v, want nil, OR FAIL's constraint, the slow write's deadline, nil", got)
+	}
+	var kept string
+	if err := db.QueryRow("SELECT group_concat(id) FROM c").Scan(&kept); err != nil || kept != "1" {
+		t.Errorf("OR FAIL kept rows %q (%v), want 1, as in autocommit", kept, err)
 	}
 	var vs string
 	if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != "after,before" {

@@ -51,6 +51,7 @@ func (c *SQLiteConn) runGroup(w *watch, s *SQLiteStmt, args []driver.NamedValue,
 	g := c.newGroup(fp)
 	g.n, g.size = 1, size
 	own.ctx = w.ctx
+	total := cCounters(k.h).total
 	err := c.groupStep(s, args, g.savepoints, own, w.gen)
 	if err != nil && cAutocommit(k.h) {
 		return err // SQLite rolled back all there was: its own write
@@ -59,6 +60,7 @@ func (c *SQLiteConn) runGroup(w *watch, s *SQLiteStmt, args []driver.NamedValue,
 	if err == nil {
 		g.ok++
 	}
+	kept := cCounters(k.h).total > total // a failure that kept changes (OR FAIL)
 	g.lead = func() error {
 		own.out = nil
 		own.err = c.groupStep(s, args, g.savepoints, own, 0)
@@ -74,7 +76,7 @@ func (c *SQLiteConn) runGroup(w *watch, s *SQLiteStmt, args []driver.NamedValue,
 		}
 	}
 	g.finish(c, lost)
-	if own.err == nil && lost != nil {
+	if lost != nil && (own.err == nil || kept) {
 		own.err = lost
 	}
 	return own.err
@@ -117,28 +119,42 @@ func (c *SQLiteConn) drain(g *group) error {
 		err := c.runUnit(g, s, u, uw.gen)
 		uw.done()
 		c.release(s)
-		if err != nil {
-			u.err = err
-			close(u.done)
-			if !cAutocommit(k.h) {
-				continue
-			}
-			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-				// SQLite rolled the whole transaction back.
-				return groupLost(err, "rolled back by another write of its group")
-			}
-			// Its context ended while it ran: as in autocommit, it is
-			// interrupted, and SQLite rolls back the whole transaction,
-			// which the writes before it did not ask for.
-			if lost := c.replay(g); lost != nil {
-				return lost
-			}
+		if !g.ran(c, u, err) {
 			continue
 		}
-		g.ok++
-		g.done = append(g.done, u)
+		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			return groupLost(err, "rolled back by another write of its group")
+		}
+		// Its context ended while it ran: as in autocommit, it is
+		// interrupted, and SQLite rolls back the whole transaction, which
+		// the writes before it did not ask for.
+		if lost := c.replay(g); lost != nil {
+			return lost
+		}
 	}
 	return nil
+}
+
+// ran notes the outcome of u, run in g with error err. A write that
+// succeeded, or failed keeping some of its changes (OR FAIL, RAISE(FAIL):
+// in autocommit those are committed), waits for the group's COMMIT with
+// the others; one that failed leaving nothing is told at once. It reports
+// whether SQLite rolled the whole transaction back, u being told then.
+func (g *group) ran(c *SQLiteConn, u *groupUnit, err error) (rolledBack bool) {
+	u.err = err
+	switch {
+	case err != nil && cAutocommit(c.core.h):
+		close(u.done)
+		return true
+	case err == nil:
+		g.ok++
+		g.done = append(g.done, u)
+	case u.after.total > u.before.total:
+		g.done = append(g.done, u)
+	default:
+		close(u.done)
+	}
+	return false
 }
 
 // replay runs again, in a new transaction and in their order, the writes
@@ -161,7 +177,7 @@ func (c *SQLiteConn) replay(g *group) error {
 	}
 	run := g.done
 	g.done = nil
-	for _, u := range run {
+	for i, u := range run {
 		u.out = nil
 		s := c.prepareUnit(u, g.fp)
 		if s == nil {
@@ -171,16 +187,11 @@ func (c *SQLiteConn) replay(g *group) error {
 		}
 		err := c.runUnit(g, s, u, 0)
 		c.release(s)
-		if err != nil {
-			u.err = err
-			close(u.done)
-			if cAutocommit(k.h) {
-				return groupLost(err, "rolled back by another write of its group")
-			}
-			continue
+		if g.ran(c, u, err) {
+			// The writes not run again hear it with the others (finish).
+			g.done = append(g.done, run[i+1:]...)
+			return groupLost(err, "rolled back by another write of its group")
 		}
-		g.ok++
-		g.done = append(g.done, u)
 	}
 	return nil
 }
@@ -202,11 +213,16 @@ func (c *SQLiteConn) prepareUnit(u *groupUnit, fp uint64) *SQLiteStmt {
 			c.release(s)
 			return nil
 		}
-		if cGroupHost(c.core.h, s.h) {
+		switch cGroupHost(c.core.h, s.h) {
+		case groupHostOK:
 			return s
+		case groupHostRefused:
+			c.release(s)
+			return nil
 		}
-		// A cached statement compiled before the schema changed would be
-		// compiled again inside its step, unchecked: try a new one once.
+		// Compiled before the schema changed, it would be compiled again
+		// inside its step, unchecked: a cached one is dropped, and a new
+		// one tried once.
 		cached := s.cacheKey != ""
 		s.cacheKey = ""
 		c.release(s)
@@ -278,8 +294,8 @@ const (
 	groupMaxWait   = time.Millisecond
 )
 
-// finish acknowledges the group's writes run in it, each with its own
-// result, or with lost, and counts the writes its COMMIT held.
+// finish acknowledges the group's writes that waited for its COMMIT, each
+// with its own result, or with lost, and counts the writes its COMMIT held.
 func (g *group) finish(c *SQLiteConn, lost error) {
 	if g.ok > 1 && lost == nil {
 		groupStats.groups.Add(1)
