@@ -195,16 +195,21 @@ func BenchmarkSuite(b *testing.B) {
 		b.Fatal(err)
 	}
 
-	b.Run("BenchmarkExec", s.exec)
-	b.Run("BenchmarkQuery", s.query)
-	b.Run("BenchmarkParams", s.params)
-	b.Run("BenchmarkStmt", s.stmt)
-	b.Run("BenchmarkRows", s.rows)
-	b.Run("BenchmarkStmtRows", s.stmtRows)
+	// Each case on the shared database also reports its re-prepares
+	// (bench_reprepare_test.go); QueryParallel opens its own pool.
+	run := func(name string, f func(*testing.B)) {
+		b.Run(name, func(b *testing.B) { benchCountReprepares(b, s.db, f) })
+	}
+	run("BenchmarkExec", s.exec)
+	run("BenchmarkQuery", s.query)
+	run("BenchmarkParams", s.params)
+	run("BenchmarkStmt", s.stmt)
+	run("BenchmarkRows", s.rows)
+	run("BenchmarkStmtRows", s.stmtRows)
 	b.Run("BenchmarkQueryParallel", s.queryParallel)
-	b.Run("BenchmarkStmt10Cols", s.stmt10Cols)
-	b.Run("BenchmarkExecStep", s.execStep)
-	b.Run("BenchmarkQueryStep", s.queryStep)
+	run("BenchmarkStmt10Cols", s.stmt10Cols)
+	run("BenchmarkExecStep", s.execStep)
+	run("BenchmarkQueryStep", s.queryStep)
 }
 
 // benchEachOp times op, failing b on its first error.
@@ -643,6 +648,56 @@ func BenchmarkBatchInsert(b *testing.B) {
 	}
 }
 
+// BenchmarkReadOnlyTx is a read-only transaction as a web handler makes
+// one: BeginTx with ReadOnly, one point lookup by primary key, Commit, on a
+// WAL file of 10,000 rows; readonly=false is the same with a plain BEGIN,
+// what ReadOnly should cost no more than. Both report the statements SQLite
+// compiled again (reprepares/op).
+func BenchmarkReadOnlyTx(b *testing.B) {
+	const rows = 10000
+	db, err := sql.Open("sqlite3", benchDSN(filepath.Join(b.TempDir(), "rotx.db")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	err = benchExec(db, "PRAGMA journal_mode=WAL",
+		"CREATE TABLE kv (id INTEGER PRIMARY KEY, v TEXT NOT NULL)",
+		fmt.Sprintf(`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < %d)
+			INSERT INTO kv SELECT x, printf('value-%%d', x) FROM r`, rows),
+		"PRAGMA wal_checkpoint(TRUNCATE)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := func(b *testing.B, opts *sql.TxOptions) {
+		ctx := context.Background()
+		var x uint64 = 1
+		b.ReportAllocs()
+		for b.Loop() {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			tx, err := db.BeginTx(ctx, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var v string
+			if err := tx.QueryRowContext(ctx, "SELECT v FROM kv WHERE id = ?", int64(x%rows)+1).Scan(&v); err != nil {
+				b.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("readonly=true", func(b *testing.B) {
+		benchCountReprepares(b, db, func(b *testing.B) { run(b, &sql.TxOptions{ReadOnly: true}) })
+	})
+	b.Run("readonly=false", func(b *testing.B) {
+		benchCountReprepares(b, db, func(b *testing.B) { run(b, nil) })
+	})
+}
+
 // BenchmarkContext runs a CPU-bound query that spends its time inside
 // SQLite, with a context that can never be cancelled and with one that
 // could be. The difference is what the driver's cancellation support
@@ -708,4 +763,291 @@ func BenchmarkCancelLatency(b *testing.B) {
 	}
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "latency-ns")
+}
+
+// BenchmarkShapes runs the application-shaped workloads of bench/ (issue 41;
+// bench/workload/shapes.go, with the same SQL and data): read-only
+// transactions, a prepared tiny query, populating a table, a blog's mix of
+// reads and writes and analytic queries, each on a file in WAL mode with a
+// pool held open, as an application has. The writing fixtures run with
+// PRAGMA synchronous=NORMAL on their one connection.
+func BenchmarkShapes(b *testing.B) {
+	b.Run("ReadOnlyTx/1", func(b *testing.B) { benchReadOnlyTx(b, 1) })
+	b.Run("ReadOnlyTx/10", func(b *testing.B) { benchReadOnlyTx(b, 10) })
+	b.Run("PointLookup/Stmt", benchPointStmt)
+	b.Run("Populate", benchPopulate)
+	for _, pct := range []uint64{10, 90} {
+		for _, tx := range []bool{false, true} {
+			name := fmt.Sprintf("Blog/writes=%d/tx=no", pct)
+			if tx {
+				name = fmt.Sprintf("Blog/writes=%d/tx=yes", pct)
+			}
+			b.Run(name, func(b *testing.B) { benchBlog(b, pct, tx) })
+		}
+	}
+	var (
+		tag                string
+		n, qty, user, rank int64
+		amount, sum, avg   float64
+	)
+	b.Run("Analytic/JSON", func(b *testing.B) {
+		benchAnalytic(b, 8, `SELECT j.value AS tag, count(*), sum(json_extract(e.payload, '$.qty'))
+		FROM events e, json_each(e.payload, '$.tags') j
+		WHERE e.kind = 'buy' GROUP BY tag ORDER BY tag`, nil, &tag, &n, &qty)
+	})
+	b.Run("Analytic/Window", func(b *testing.B) {
+		benchAnalytic(b, 200, `SELECT id, user_id, amount, sum(amount) OVER w, row_number() OVER w
+		FROM events WHERE user_id BETWEEN ? AND ?
+		WINDOW w AS (PARTITION BY user_id ORDER BY ts)`, []any{1, 10}, &n, &user, &amount, &sum, &rank)
+	})
+	b.Run("Analytic/GroupBy", func(b *testing.B) {
+		benchAnalytic(b, 1000, `SELECT user_id, count(*), sum(amount), avg(amount)
+		FROM events GROUP BY user_id ORDER BY user_id`, nil, &user, &n, &sum, &avg)
+	})
+}
+
+// benchShapeFile opens name in a temporary directory with a pool of conns
+// connections, opened now and never recycled, in WAL mode, and runs stmts.
+func benchShapeFile(b *testing.B, name string, conns int, stmts ...string) *sql.DB {
+	b.Helper()
+	db, err := sql.Open("sqlite3", benchDSN(filepath.Join(b.TempDir(), name)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	held := make([]*sql.Conn, conns)
+	for i := range held {
+		if held[i], err = db.Conn(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, c := range held {
+		c.Close()
+	}
+	stmts = append([]string{"PRAGMA journal_mode=WAL"}, stmts...)
+	if err := benchExec(db, append(stmts, "PRAGMA wal_checkpoint(TRUNCATE)")...); err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
+// benchShapeKV is PointLookup's table, 100,000 rows, on a pool of eight.
+func benchShapeKV(b *testing.B) *sql.DB {
+	return benchShapeFile(b, "point.db", 8, "CREATE TABLE kv (id INTEGER PRIMARY KEY, v TEXT NOT NULL)",
+		`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < 100000)
+		INSERT INTO kv SELECT x, printf('value-%d', x) FROM r`)
+}
+
+// benchXorshift is bench/'s key generator (and the C program's).
+type benchXorshift uint64
+
+func (x *benchXorshift) next() uint64 {
+	*x ^= *x << 13
+	*x ^= *x >> 7
+	*x ^= *x << 17
+	return uint64(*x)
+}
+
+// benchReadOnlyTx: BeginTx with ReadOnly, reads point reads by primary
+// key, Commit.
+func benchReadOnlyTx(b *testing.B, reads int) {
+	db := benchShapeKV(b)
+	ctx := context.Background()
+	opts := &sql.TxOptions{ReadOnly: true}
+	r := benchXorshift(1)
+	benchEachOp(b, func() error {
+		tx, err := db.BeginTx(ctx, opts)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback() // no-op after Commit
+		for range reads {
+			var v string
+			if err := tx.QueryRowContext(ctx, "SELECT v FROM kv WHERE id = ?", int64(r.next()%100000)+1).Scan(&v); err != nil {
+				return err
+			}
+		}
+		return tx.Commit()
+	})
+}
+
+// benchPointStmt is a point lookup through a *sql.Stmt prepared once.
+func benchPointStmt(b *testing.B) {
+	db := benchShapeKV(b)
+	st, err := db.Prepare("SELECT v FROM kv WHERE id = ?")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	r := benchXorshift(1)
+	var v string
+	benchEachOp(b, func() error { return st.QueryRow(int64(r.next()%100000) + 1).Scan(&v) })
+}
+
+// benchPopulate inserts 1,000 rows of a 32-character TEXT and a 128-byte
+// BLOB per op in one transaction through a statement prepared in it;
+// emptying the table between ops is not timed.
+func benchPopulate(b *testing.B) {
+	const rows = 1000
+	db := benchShapeFile(b, "populate.db", 1, "PRAGMA synchronous=NORMAL",
+		"CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, data BLOB NOT NULL)")
+	names := make([]string, rows)
+	blobs := make([][]byte, rows)
+	for i := range names {
+		names[i] = fmt.Sprintf("item %06d %s", i, strings.Repeat("x", 20))
+		blobs[i] = make([]byte, 128)
+		for j := range blobs[i] {
+			blobs[i][j] = byte(i + j)
+		}
+	}
+	insert := func() error {
+		tx, err := db.Begin()
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback() // no-op after Commit
+		st, err := tx.Prepare("INSERT INTO items (name, data) VALUES (?, ?)")
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for i := range rows {
+			if _, err := st.Exec(names[i], blobs[i]); err != nil {
+				return err
+			}
+		}
+		return tx.Commit()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		if err := benchExec(db, "DELETE FROM items"); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := insert(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row")
+}
+
+// benchBlog: per op, a request for a pseudo-random post of 1,000, a write
+// (a comment inserted and counted in its post) with probability pct percent,
+// else a read (the post and its ten newest comments); with tx, a read is a
+// read-only transaction and a write a transaction.
+func benchBlog(b *testing.B, pct uint64, tx bool) {
+	db := benchShapeFile(b, "blog.db", 1, "PRAGMA synchronous=NORMAL",
+		`CREATE TABLE posts (id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL,
+		comment_count INTEGER NOT NULL, created INTEGER NOT NULL)`,
+		`CREATE TABLE comments (id INTEGER PRIMARY KEY,
+		post_id INTEGER NOT NULL REFERENCES posts(id), author TEXT NOT NULL, body TEXT NOT NULL,
+		created INTEGER NOT NULL)`,
+		`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < 1000)
+		INSERT INTO posts SELECT x, printf('Post number %d', x),
+			substr(replace(hex(zeroblob(42)), '00', 'lorem ipsum '), 1, 500), 10, 1700000000 + x FROM r`,
+		`WITH RECURSIVE r(x) AS (SELECT 0 UNION ALL SELECT x+1 FROM r WHERE x < 9999)
+		INSERT INTO comments (post_id, author, body, created)
+		SELECT x % 1000 + 1, printf('user%d', x % 97), printf('Comment %d: %s', x,
+			substr(replace(hex(zeroblob(10)), '00', 'well said '), 1, 100)), 1700000000 + x FROM r`,
+		"CREATE INDEX comments_post ON comments (post_id, id)", "ANALYZE")
+	type querier interface {
+		QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	}
+	ctx := context.Background()
+	read := func(q querier, post int64) error {
+		var (
+			id, count, created int64
+			title, body        string
+		)
+		err := q.QueryRowContext(ctx, "SELECT id, title, body, comment_count, created FROM posts WHERE id = ?", post).
+			Scan(&id, &title, &body, &count, &created)
+		if err != nil {
+			return err
+		}
+		rows, err := q.QueryContext(ctx, "SELECT id, author, body, created FROM comments WHERE post_id = ? ORDER BY id DESC LIMIT 10", post)
+		if err != nil {
+			return err
+		}
+		var author, text string
+		n, err := benchScan(rows, &id, &author, &text, &created)
+		if err == nil && n != 10 {
+			err = fmt.Errorf("post %d: %d comments, want 10", post, n)
+		}
+		return err
+	}
+	seq := int64(0)
+	write := func(q querier, post int64) error {
+		seq++
+		_, err := q.ExecContext(ctx, "INSERT INTO comments (post_id, author, body, created) VALUES (?, ?, ?, ?)",
+			post, "reader", "Thanks for this post, it helped.", 1800000000+seq)
+		if err != nil {
+			return err
+		}
+		_, err = q.ExecContext(ctx, "UPDATE posts SET comment_count = comment_count + 1 WHERE id = ?", post)
+		return err
+	}
+	g := benchXorshift(pct + 1)
+	benchEachOp(b, func() error {
+		x := g.next()
+		post, w := int64(x%1000)+1, (x>>32)%100 < pct
+		op := read
+		if w {
+			op = write
+		}
+		if !tx {
+			return op(db, post)
+		}
+		var opts *sql.TxOptions
+		if !w {
+			opts = &sql.TxOptions{ReadOnly: true}
+		}
+		t, err := db.BeginTx(ctx, opts)
+		if err != nil {
+			return err
+		}
+		defer t.Rollback() // no-op after Commit
+		if err := op(t, post); err != nil {
+			return err
+		}
+		return t.Commit()
+	})
+	var comments, counted int
+	if err := db.QueryRow("SELECT (SELECT count(*) FROM comments), (SELECT sum(comment_count) FROM posts)").
+		Scan(&comments, &counted); err != nil {
+		b.Fatal(err)
+	}
+	if comments != counted {
+		b.Fatalf("%d comments, %d counted in posts", comments, counted)
+	}
+}
+
+// benchAnalytic runs query (with args) per op on a file of 20,000 events of
+// 1,000 users with a JSON payload, reading every row into dest, of which
+// there must be rows.
+func benchAnalytic(b *testing.B, rows int, query string, args []any, dest ...any) {
+	db := benchShapeFile(b, "analytic.db", 1,
+		`CREATE TABLE events (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL,
+		kind TEXT NOT NULL, amount REAL NOT NULL, ts INTEGER NOT NULL, payload TEXT NOT NULL)`,
+		`WITH RECURSIVE r(x) AS (SELECT 0 UNION ALL SELECT x+1 FROM r WHERE x < 19999)
+		INSERT INTO events SELECT x + 1, x % 1000 + 1,
+			CASE x % 5 WHEN 0 THEN 'view' WHEN 1 THEN 'click' WHEN 2 THEN 'cart' WHEN 3 THEN 'buy' ELSE 'refund' END,
+			(x % 97) * 1.25, 1700000000 + x * 37,
+			json_object('qty', x % 7 + 1, 'tags', json_array('t' || (x % 8), 't' || ((x / 8) % 8)),
+				'src', CASE x % 3 WHEN 0 THEN 'web' WHEN 1 THEN 'app' ELSE 'api' END)
+		FROM r`,
+		"CREATE INDEX events_user ON events (user_id)", "ANALYZE")
+	benchPerRow(b, rows, func() (int, error) {
+		r, err := db.Query(query, args...)
+		if err != nil {
+			return 0, err
+		}
+		return benchScan(r, dest...)
+	})
 }

@@ -2,6 +2,16 @@
 
 package sqlite3
 
+// The parameter array is C memory the bridge binds from in the same call
+// that runs the statement (bridge_bind.c): this file lays it out, and
+// makes the few C calls that size it and hold large values.
+
+/*
+#include <stdlib.h>
+#include "bridge.h"
+*/
+import "C"
+
 import (
 	"database/sql/driver"
 	"fmt"
@@ -401,3 +411,82 @@ func argName(a *driver.NamedValue) string {
 func typeName(v any) string { return fmt.Sprintf("%T", v) }
 
 func uitoa(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// argSlot mirrors bridge_arg: one parameter's value as the bridge binds it.
+type argSlot struct {
+	v   [8]byte
+	typ int32
+	own int32
+	n   int64
+}
+
+func (a *argSlot) setInteger(v int64) {
+	a.typ = typeInteger
+	*(*int64)(unsafe.Pointer(&a.v)) = v
+}
+
+func (a *argSlot) setFloat(v float64) {
+	a.typ = typeFloat
+	*(*float64)(unsafe.Pointer(&a.v)) = v
+}
+func (a *argSlot) setPtr(p unsafe.Pointer) {
+	*(*unsafe.Pointer)(unsafe.Pointer(&a.v)) = p
+}
+
+// argSlot's layout must match bridge.h exactly.
+var (
+	_ [unsafe.Sizeof(C.bridge_arg{}) - unsafe.Sizeof(argSlot{})]struct{}
+	_ [unsafe.Sizeof(argSlot{}) - unsafe.Sizeof(C.bridge_arg{})]struct{}
+	_ [unsafe.Offsetof(C.bridge_arg{}.n) - unsafe.Offsetof(argSlot{}.n)]struct{}
+	_ [unsafe.Offsetof(argSlot{}.n) - unsafe.Offsetof(C.bridge_arg{}.n)]struct{}
+)
+
+// cReserve calls bridge_reserve: room for nargs parameters and arena bytes.
+func cReserve(h connHandle, nargs int, arena int64) int {
+	if nargs <= int(h.args_cap) && arena <= int64(h.arena_cap) {
+		return sqliteOK
+	}
+	return int(C.bridge_reserve(h, C.int(nargs), C.sqlite3_int64(arena)))
+}
+
+// cMalloc allocates a C buffer holding a copy of b, for a large parameter whose
+// ownership passes to SQLite at bind (it frees it with free()).
+func cMalloc(b []byte) unsafe.Pointer {
+	p := C.malloc(C.size_t(len(b)))
+	if p != nil {
+		copy(unsafe.Slice((*byte)(p), len(b)), b)
+	}
+	return p
+}
+
+func cFree(p unsafe.Pointer) { C.free(p) }
+
+// argSlots views the connection's parameter array (C memory).
+func argSlots(h connHandle) []argSlot {
+	return unsafe.Slice((*argSlot)(unsafe.Pointer(h.args)), int(h.args_cap))
+}
+
+// argArena views the connection's arena for small TEXT/BLOB parameters (C memory).
+func argArena(h connHandle) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(h.arena)), int(h.arena_cap))
+}
+
+// checkUint rejects unsigned values that SQLite's signed 64-bit INTEGER
+// cannot hold, rather than letting them wrap.
+func checkUint(v uint64) error {
+	if v > 1<<63-1 {
+		return driverError("uint64 value " + uitoa(v) + " overflows SQLite's 64-bit signed INTEGER")
+	}
+	return nil
+}
+
+// errNotEnoughArgs is the error for a statement given fewer arguments than it
+// has parameters, in mattn/go-sqlite3's words (programs compare the text), as
+// an Error with SQLite's code for a parameter out of range.
+func errNotEnoughArgs(want, got int) error {
+	return Error{Code: ErrRange, ExtendedCode: ErrNoExtended(ErrRange), offset: -1,
+		err: "not enough args to execute query: want " + strconv.Itoa(want) + " got " + strconv.Itoa(got)}
+}
+
+// nullArg binds NULL to a parameter that no argument names (see binder).
+var nullArg driver.NamedValue

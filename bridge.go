@@ -1,7 +1,9 @@
 package sqlite3
 
-// The cgo boundary. This is the only Go file that calls into C: every other file
-// reads as plain Go over the handles and views defined here. Each wrapper names
+// The cgo boundary. This file and the bridge_*.go files beside it (one per
+// bridge C file), and bind.go for the parameter array, are the Go files that
+// call into C: every other file reads as plain Go over the handles and views
+// defined here. Each wrapper names
 // the bridge (bridge.h) or SQLite function it calls; results that C leaves in
 // its own structs are read through unsafe views, without another cgo call.
 
@@ -83,35 +85,10 @@ func (c *rowCol) bytes() []byte {
 	return unsafe.Slice((*byte)(p), c.n)
 }
 
-// argSlot mirrors bridge_arg.
-type argSlot struct {
-	v   [8]byte
-	typ int32
-	own int32
-	n   int64
-}
-
-func (a *argSlot) setInteger(v int64) {
-	a.typ = typeInteger
-	*(*int64)(unsafe.Pointer(&a.v)) = v
-}
-
-func (a *argSlot) setFloat(v float64) {
-	a.typ = typeFloat
-	*(*float64)(unsafe.Pointer(&a.v)) = v
-}
-func (a *argSlot) setPtr(p unsafe.Pointer) {
-	*(*unsafe.Pointer)(unsafe.Pointer(&a.v)) = p
-}
-
-// The layouts above must match bridge.h exactly.
+// rowCol's layout must match bridge.h exactly.
 var (
 	_ [unsafe.Sizeof(C.bridge_col{}) - unsafe.Sizeof(rowCol{})]struct{}
 	_ [unsafe.Sizeof(rowCol{}) - unsafe.Sizeof(C.bridge_col{})]struct{}
-	_ [unsafe.Sizeof(C.bridge_arg{}) - unsafe.Sizeof(argSlot{})]struct{}
-	_ [unsafe.Sizeof(argSlot{}) - unsafe.Sizeof(C.bridge_arg{})]struct{}
-	_ [unsafe.Offsetof(C.bridge_arg{}.n) - unsafe.Offsetof(argSlot{}.n)]struct{}
-	_ [unsafe.Offsetof(argSlot{}.n) - unsafe.Offsetof(C.bridge_arg{}.n)]struct{}
 )
 
 // cOpen calls bridge_open (sqlite3_open_v2 + sqlite3_busy_timeout).
@@ -187,39 +164,9 @@ func cPrepareAgain(s stmtHandle) (stmtHandle, int) {
 // cFinalize calls bridge_finalize (sqlite3_finalize).
 func cFinalize(s stmtHandle) { C.bridge_finalize(s) }
 
-// cReserve calls bridge_reserve: room for nargs parameters and arena bytes.
-func cReserve(h connHandle, nargs int, arena int64) int {
-	if nargs <= int(h.args_cap) && arena <= int64(h.arena_cap) {
-		return sqliteOK
-	}
-	return int(C.bridge_reserve(h, C.int(nargs), C.sqlite3_int64(arena)))
-}
-
-// argSlots views the connection's parameter array (C memory).
-func argSlots(h connHandle) []argSlot {
-	return unsafe.Slice((*argSlot)(unsafe.Pointer(h.args)), int(h.args_cap))
-}
-
-// argArena views the connection's arena for small TEXT/BLOB parameters (C memory).
-func argArena(h connHandle) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(h.arena)), int(h.arena_cap))
-}
-
-// cMalloc allocates a C buffer holding a copy of b, for a large parameter whose
-// ownership passes to SQLite at bind (it frees it with free()).
-func cMalloc(b []byte) unsafe.Pointer {
-	p := C.malloc(C.size_t(len(b)))
-	if p != nil {
-		copy(unsafe.Slice((*byte)(p), len(b)), b)
-	}
-	return p
-}
-
 func cMallocString(s string) unsafe.Pointer {
 	return cMalloc(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
-
-func cFree(p unsafe.Pointer) { C.free(p) }
 
 // cExec calls bridge_exec: reset, bind, step to the end, changes, last rowid.
 func cExec(s stmtHandle, gen uint64) int {
@@ -358,7 +305,7 @@ func cDeferredFKs(h connHandle) bool { return C.bridge_deferred_fks(h) != 0 }
 // (bridge_stmt.ahead), as of its last query or step call (no cgo call).
 func stmtAhead(s stmtHandle) bool { return s.ahead != 0 }
 
-// cReset calls bridge_reset (sqlite3_reset + sqlite3_clear_bindings).
+// cReset calls bridge_reset (sqlite3_reset; large bound values released).
 func cReset(s stmtHandle) int { return int(C.bridge_reset_h(stmtInt(s))) }
 
 // stmtInt passes a statement to the per-row calls as an integer, which cgo
@@ -417,6 +364,23 @@ func cParamName(s stmtHandle, i int) string {
 
 // cAutocommit calls sqlite3_get_autocommit.
 func cAutocommit(h connHandle) bool { return C.sqlite3_get_autocommit(h.db) != 0 }
+
+// cQueryOnly calls bridge_query_only: sets or clears the connection's
+// query-only state (PRAGMA query_only's flag) and reports whether it was
+// set; ok is false, nothing changed, when the bridge cannot reach the flag
+// (built against another SQLite).
+func cQueryOnly(h connHandle, on bool) (was, ok bool) {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	rc := C.bridge_query_only(h, v)
+	return rc == 1, rc >= 0
+}
+
+// cReprepares calls bridge_reprepares: SQLITE_STMTSTATUS_REPREPARE summed
+// over the connection's statements, finalized ones included.
+func cReprepares(h connHandle) int64 { return int64(C.bridge_reprepares(h)) }
 
 // sqlBuffer is the bridge's SQL buffer of one operation (see nest).
 type sqlBuffer struct {

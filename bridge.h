@@ -68,9 +68,13 @@ typedef struct bridge_arg {
 
 #define BRIDGE_ZEROBLOB 100 /* v.i zero bytes */
 
-/* Bound values of this many bytes or more are cleared when a run ends, so that
-** an idle statement (in the statement cache) does not keep them; smaller ones
-** stay until the next run rebinds, which costs nothing. Go's SQLiteRows.Close
+/* Bound TEXT and BLOB values of this many bytes or more (together) are
+** released when a run ends or the statement is reset, so that an idle
+** statement (in the statement cache) does not keep them; smaller ones stay
+** until the next run binds over them, which costs nothing, while clearing
+** them would make SQLite compile again a statement whose plan depends on a
+** bound value (bridge_bound_same). So an idle statement holds at most its
+** own last arguments, under this many bytes of them. Go's SQLiteRows.Close
 ** reads the same limit. */
 #define BRIDGE_KEEP_BOUND (64 << 10)
 
@@ -168,6 +172,7 @@ struct bridge_conn {
   int waited;          /* the busy handler was called during the last step: a BUSY
                        ** that follows none is SQLite refusing to wait (an upgrade) */
   sqlite3_int64 wait_until; /* when non-zero, busy waits end by then (bridge_share_now's clock) */
+  sqlite3_int64 reprepared; /* SQLITE_STMTSTATUS_REPREPARE of the statements finalized */
   int unlock_waiting;  /* 1 while waiting for another connection's shared-cache
                        ** lock (sqlite_unlock_notify tag; always 0 without it),
                        ** stored atomically: tests read it while the wait runs */
@@ -242,8 +247,8 @@ int bridge_reserve(bridge_conn *c, int nargs, sqlite3_int64 arena);
 
 /* Resets s, binds c->args[0:nparam] to it, then steps it to the end.
 ** Leaves sqlite3_changes64 and sqlite3_last_insert_rowid in s->changes and
-** s->last_id, and the statement reset (its bindings cleared too when they
-** hold BRIDGE_KEEP_BOUND bytes or more). */
+** s->last_id, and the statement reset (its TEXT and BLOB values released
+** when they hold BRIDGE_KEEP_BOUND bytes or more). */
 int bridge_exec(bridge_stmt *s, uint64_t gen);
 
 /* Resets s, binds c->args[0:nparam] and steps the first row (into s->cols).
@@ -285,7 +290,9 @@ int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max);
 ** ran SQL on the connection, which armed its own. */
 void bridge_rearm(bridge_conn *c, uint64_t armed, int watching);
 
-/* Resets s and clears its bindings, releasing the locks it holds. */
+/* Resets s, releasing the locks it holds, and the TEXT and BLOB values bound
+** to it when they hold BRIDGE_KEEP_BOUND bytes or more; smaller values stay
+** bound (see there). */
 int bridge_reset(bridge_stmt *s);
 
 /* The calls made once per row or per execution, taking the statement as an
@@ -361,6 +368,16 @@ int bridge_busy_ours(bridge_conn *c);
 /* Whether c cannot write its main database: opened read-only, or PRAGMA
 ** query_only (seen only in the amalgamation compiled into the bridge). */
 int bridge_read_only(bridge_conn *c);
+
+/* Sets (on != 0) or clears c's query-only state, as PRAGMA query_only does,
+** and returns whether it was set: 1 or 0; -1, changing nothing, when the
+** bridge is built against another SQLite, whose connection it cannot reach
+** (the caller then runs the PRAGMA). */
+int bridge_query_only(bridge_conn *c, int on);
+
+/* The re-prepares SQLite made of c's statements
+** (SQLITE_STMTSTATUS_REPREPARE), finalized ones included. */
+sqlite3_int64 bridge_reprepares(bridge_conn *c);
 
 /* Non-zero when c's running operation has been cancelled. */
 int bridge_cancelled(bridge_conn *c);

@@ -54,9 +54,17 @@ int bridge_direct_reserve(bridge_direct *d, sqlite3_int64 n, int rows) {
 }
 
 /* Binds v to parameter i (1-based); SQLite owns an owned value from here on,
-** even when the bind fails (it then frees it at once). */
-static int bridge_direct_bind1(sqlite3_stmt *st, int i, bridge_arg *v) {
+** even when the bind fails (it then frees it at once). A value the
+** parameter holds already is not bound again (bridge_bound_same). s->bound
+** adds up the TEXT and BLOB bytes, for bridge_unbind_large. */
+static int bridge_direct_bind1(bridge_stmt *s, int i, bridge_arg *v) {
+  sqlite3_stmt *st = s->stmt;
   void (*del)(void *) = v->own ? free : SQLITE_TRANSIENT;
+  if (v->type == SQLITE_TEXT || v->type == SQLITE_BLOB) s->bound += v->n;
+  if (bridge_bound_same(st, i - 1, v)) {
+    if (v->own) free((void *)v->v.p);
+    return SQLITE_OK;
+  }
   switch (v->type) {
   case SQLITE_INTEGER: return sqlite3_bind_int64(st, i, v->v.i);
   case SQLITE_FLOAT: return sqlite3_bind_double(st, i, v->v.f);
@@ -77,15 +85,20 @@ static int bridge_direct_bind1(sqlite3_stmt *st, int i, bridge_arg *v) {
   }
 }
 
-/* Binds the values a[0:n] whose type is not 0 (all of them with all), and
-** clears their types. After a failure the owned values left are freed. */
-static int bridge_direct_bind(sqlite3_stmt *st, bridge_arg *a, int n, int all) {
+/* Binds the values a[0:n] whose type is not 0 (all of them with all: type 0
+** binds NULL), and clears their types. After a failure the owned values left
+** are freed, and with all their parameters set to NULL, as a clear before
+** the binds would have left them. */
+static int bridge_direct_bind(bridge_stmt *s, bridge_arg *a, int n, int all) {
   int i, rc = SQLITE_OK;
   for (i = 0; i < n; i++) {
     bridge_arg *v = &a[i];
     if (v->type == 0 && !all) continue;
-    if (rc == SQLITE_OK) rc = bridge_direct_bind1(st, i + 1, v);
-    else if (v->own) free((void *)v->v.p);
+    if (rc == SQLITE_OK) rc = bridge_direct_bind1(s, i + 1, v);
+    else {
+      if (v->own) free((void *)v->v.p);
+      if (all) sqlite3_bind_null(s->stmt, i + 1);
+    }
     v->type = 0;
     v->own = 0;
   }
@@ -93,10 +106,16 @@ static int bridge_direct_bind(sqlite3_stmt *st, bridge_arg *a, int n, int all) {
 }
 
 int bridge_direct_prepare_run(bridge_direct *d, int flags) {
-  sqlite3_stmt *st = d->s->stmt;
-  if (flags & BRIDGE_DIRECT_RESET) sqlite3_reset(st);
-  if (flags & BRIDGE_DIRECT_CLEAR) sqlite3_clear_bindings(st);
-  if (flags & BRIDGE_DIRECT_BIND) return bridge_direct_bind(st, d->args, d->nargs, 0);
+  bridge_stmt *s = d->s;
+  if (flags & BRIDGE_DIRECT_RESET) sqlite3_reset(s->stmt);
+  if (flags & BRIDGE_DIRECT_CLEAR) {
+    s->bound = 0;
+    /* Cleared and then bound: each parameter gets its new value or NULL,
+    ** and one that holds it already is left alone (bridge_bound_same). */
+    if (flags & BRIDGE_DIRECT_BIND) return bridge_direct_bind(s, d->args, d->nargs, 1);
+    bridge_clear(s->stmt);
+  }
+  if (flags & BRIDGE_DIRECT_BIND) return bridge_direct_bind(s, d->args, d->nargs, 0);
   return SQLITE_OK;
 }
 
@@ -261,7 +280,8 @@ int bridge_direct_exec_rows(bridge_direct *d, int n, uint64_t gen) {
   for (k = 0; k < n && rc == SQLITE_OK; k++) {
     sqlite3_reset(s->stmt);
     bound = k + 1; /* bind consumes the row's values, failing or not */
-    rc = bridge_direct_bind(s->stmt, d->rows + (size_t)k * (size_t)d->nargs, d->nargs, 1);
+    s->bound = 0; /* every parameter is bound over */
+    rc = bridge_direct_bind(s, d->rows + (size_t)k * (size_t)d->nargs, d->nargs, 1);
     if (rc == SQLITE_OK) rc = bridge_direct_run_out(s);
     if (rc == SQLITE_OK) {
       changes += sqlite3_changes64(s->conn->db);

@@ -28,6 +28,26 @@ int bridge_read_only(bridge_conn *c) {
   return bridge_may_step_ahead(c) || sqlite3_db_readonly(c->db, "main") == 1;
 }
 
+/* PRAGMA query_only without the PRAGMA: the same bit of db->flags, which
+** SQLite reads when a statement starts a write (OP_Transaction) and nowhere
+** in the compiler, so no statement needs compiling again. The PRAGMA, besides
+** taking two statements of its own, expires every prepared statement of the
+** connection (its OP_Expire, written for the flag pragmas that do change
+** code), and each then re-prepares at its next run. Against another SQLite
+** the flag cannot be reached and the caller runs the PRAGMA. */
+int bridge_query_only(bridge_conn *c, int on) {
+#ifdef BRIDGE_UNITY
+  int was = (c->db->flags & SQLITE_QueryOnly) != 0;
+  if (on) c->db->flags |= SQLITE_QueryOnly;
+  else c->db->flags &= ~(u64)SQLITE_QueryOnly;
+  return was;
+#else
+  (void)c;
+  (void)on;
+  return -1;
+#endif
+}
+
 int bridge_steps_ahead_built(void) {
 #ifdef BRIDGE_UNITY
   return 1;

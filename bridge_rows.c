@@ -225,10 +225,7 @@ int bridge_exec(bridge_stmt *s, uint64_t gen) {
   /* Reset now so the statement holds no lock while it waits for reuse. On error
   ** the step's code is kept: reset returns the same one. */
   sqlite3_reset(s->stmt);
-  if (s->bound >= BRIDGE_KEEP_BOUND) {
-    sqlite3_clear_bindings(s->stmt);
-    s->bound = 0;
-  }
+  bridge_unbind_large(s);
   return rc;
 }
 
@@ -396,8 +393,7 @@ int bridge_step_batch(bridge_stmt *s, uint64_t gen, int max) {
 
 int bridge_reset(bridge_stmt *s) {
   int rc = sqlite3_reset(s->stmt);
-  sqlite3_clear_bindings(s->stmt);
-  s->bound = 0;
+  bridge_unbind_large(s);
   s->rc = SQLITE_DONE;
   return rc;
 }

@@ -226,10 +226,18 @@ int bridge_prepare_again(bridge_stmt *s) {
 
 void bridge_finalize(bridge_stmt *s) {
   bridge_conn *c = s->conn;
+  c->reprepared += sqlite3_stmt_status(s->stmt, SQLITE_STMTSTATUS_REPREPARE, 0);
   if (s->prev) s->prev->next = s->next;
   else c->stmts = s->next;
   if (s->next) s->next->prev = s->prev;
   bridge_free_stmt(s);
+}
+
+sqlite3_int64 bridge_reprepares(bridge_conn *c) {
+  sqlite3_int64 n = c->reprepared;
+  const bridge_stmt *s;
+  for (s = c->stmts; s; s = s->next) n += sqlite3_stmt_status(s->stmt, SQLITE_STMTSTATUS_REPREPARE, 0);
+  return n;
 }
 
 #endif /* BRIDGE_TU */

@@ -237,7 +237,7 @@ var errOwnCallback = directError(ErrMisuse, "statement used from a callback of i
 
 // Finalize ends the use of the statement (sqlite3_finalize,
 // https://sqlite.org/c3ref/finalize.html): it goes back to the connection's
-// statement cache, reset and its bindings cleared, or is finalized. Calling
+// statement cache, reset (large bound values released), or is finalized. Calling
 // it again does nothing. Column views from it must no longer be used. From a
 // callback of the statement's own step it is ErrMisuse, and does nothing.
 func (ds *DirectStmt) Finalize() error {
@@ -255,7 +255,7 @@ func (ds *DirectStmt) Finalize() error {
 		ds.iw = nil
 	}
 	if !ds.c.closed.Load() && (ds.state != directReady || ds.dirty) {
-		cReset(ds.s.h) // no lock held and no bound value kept while idle
+		cReset(ds.s.h) // no lock held and no large bound value kept while idle
 	}
 	ds.halt()
 	ds.c.release(ds.s)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,12 +20,24 @@ import (
 // waits on an OS thread, blocked in C: every hand-over wakes a thread, and
 // on a loaded machine that costs as much as the transaction. So before a
 // statement that will take the write lock for a transaction that holds
-// nothing yet, the connection first takes its file's turn here: a FIFO of
+// nothing yet, the connection first takes its file's turn here: a queue of
 // goroutines, whose hand-over is a goroutine switch (as with the hand-built
 // single-writer pool, a second sql.DB with SetMaxOpenConns(1)). It keeps the
 // turn until it holds no transaction any more, looked at as each operation
 // ends, whoever ends it (connCore.settle: an operation, a cleanup that
 // finalized a dropped Rows, a close).
+//
+// Fair, but not at any price: the turn is not a strict FIFO. A strict
+// hand-over wakes a parked goroutine at every write, and moves the write to
+// a connection whose page cache the last commit invalidated (in WAL mode
+// SQLite drops a connection's cache when another connection committed). So,
+// as sync.Mutex does, a release frees the turn and wakes the first waiter
+// to ask for it, and whoever asks first takes it: most often the writer
+// that just gave it back, running, its cache warm. That holds only while
+// the first waiter has not waited long (starving has the bound); past it,
+// releases hand the turn over in arrival order until the first waiter has
+// waited less. A group (group.go) reads the queue's order only through its
+// first waiter (firstUnit, takeUnit), which barging leaves in place.
 //
 // The turn is taken by Exec and Query of a statement whose compiled program
 // takes the main database's write lock (bridge_writes_main: a write
@@ -59,7 +72,11 @@ type writeGate struct {
 
 	mu      sync.Mutex
 	held    bool
-	waiters []*gateWaiter // in arrival order; nil entries left the queue
+	waiters []*gateWaiter // in arrival order
+	// woken is the waiter told that the turn is free, on its way to take
+	// it: while one is, a release wakes nobody else. Whenever the turn is
+	// free and someone waits, one is (so the turn never idles with a queue).
+	woken *gateWaiter
 
 	contended atomic.Int64 // when a groupable write last had to queue (UnixNano; group.go)
 	// The last group's size and how long its COMMIT took (ns), for the
@@ -68,13 +85,23 @@ type writeGate struct {
 	lastCommit atomic.Int64
 }
 
-// gateWaiter is one goroutine waiting for the turn: ch is closed when the
-// turn is its; a groupable write (group.go) carries its unit, which the
-// holder of the turn may take and run in its group instead.
+// gateWaiter is one goroutine waiting for the turn. ch says that its state
+// changed: the turn was handed to it (handed), it is free to take, or a
+// group took its unit. A groupable write (group.go) carries its unit, which
+// the holder of the turn may take and run in its group instead.
 type gateWaiter struct {
-	ch   chan struct{}
-	unit *groupUnit
+	ch    chan struct{} // buffered: a signal is never lost, and a stale one is harmless
+	unit  *groupUnit
+	since time.Time // when it queued; a waiter that lost the turn to a barger keeps its place and time
+
+	queued bool // in waiters (under mu)
+	handed bool // the turn is its (under mu)
 }
+
+// turnBarging is the barging bound (starving): how long the oldest waiter
+// may wait before newcomers stop taking a free turn ahead of it. A
+// variable for the tests.
+var turnBarging = time.Millisecond
 
 var gates struct {
 	mu sync.Mutex
@@ -122,23 +149,23 @@ func (g *writeGate) acquire(ctx context.Context, timeout time.Duration) (time.Du
 // its write.
 func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUnit) (waited time.Duration, ran bool, err error) {
 	g.mu.Lock()
-	if !g.held && len(g.waiters) == 0 {
+	start := time.Now()
+	if g.mayTake(start) {
 		g.held = true
 		g.mu.Unlock()
 		return 0, false, nil
 	}
-	w := &gateWaiter{ch: make(chan struct{}), unit: u}
+	w := &gateWaiter{ch: make(chan struct{}, 1), unit: u, since: start, queued: true}
 	g.waiters = append(g.waiters, w)
 	g.mu.Unlock()
 	if u != nil {
-		g.contended.Store(time.Now().UnixNano())
+		g.contended.Store(start.UnixNano())
 	}
 
 	var done chan struct{} // the unit's outcome
 	if u != nil {
 		done = u.done
 	}
-	start := time.Now()
 	limit := time.NewTimer(timeout)
 	defer limit.Stop()
 	// A Rows dropped without Close may hold the turn: its cleanup gives it
@@ -148,7 +175,9 @@ func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUni
 	for err == nil {
 		select {
 		case <-w.ch:
-			return time.Since(start), false, nil
+			if g.arrive(w) {
+				return time.Since(start), false, nil
+			}
 		case <-done:
 			return time.Since(start), true, nil
 		case <-ctx.Done():
@@ -161,12 +190,10 @@ func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUni
 		}
 	}
 	g.mu.Lock()
-	for i, x := range g.waiters {
-		if x == w {
-			g.waiters[i] = nil
-			g.mu.Unlock()
-			return 0, false, err
-		}
+	if w.queued {
+		g.remove(w)
+		g.mu.Unlock()
+		return 0, false, err
 	}
 	taken := u != nil && u.taken
 	g.mu.Unlock()
@@ -179,40 +206,124 @@ func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUni
 	return 0, false, err
 }
 
-// tryTake takes g's turn if it is free and nobody waits for it.
+// mayTake reports whether a newcomer may take the turn now: it is free,
+// and nobody waiting for it starves; under mu.
+func (g *writeGate) mayTake(now time.Time) bool {
+	return !g.held && !g.starving(now)
+}
+
+// starving reports whether the first waiter, who has waited longest (a
+// waiter that lost the turn to a newcomer keeps its place and time), has
+// waited turnBarging or more; under mu.
+//
+// Below the bound a free turn goes to whoever asks first, usually the
+// writer that just gave it back, whose goroutine is running (a hand-over
+// wakes a parked one) and whose connection's page cache is the one the
+// last commit left valid (in WAL mode SQLite drops a connection's cache
+// when another connection committed). Past it, each release hands the
+// turn to the first waiter, in order, until the first one has waited less
+// (it queued after the others: the queue is in the order of waiting).
+// So nobody waits more than turnBarging plus the turns of those queued
+// ahead of it: the trade of sync.Mutex's starvation mode, with its bound.
+// A bound that grew with the queue (1 ms plus the queue's length times the
+// recent time per turn) was tried, to keep barging with 64 writers; it
+// measured no faster on two loaded cores and had longer tails
+// (bench/RESULTS.md).
+func (g *writeGate) starving(now time.Time) bool {
+	h := g.head()
+	return h != nil && now.Sub(h.since) >= turnBarging
+}
+
+// arrive is w's look at the turn after a signal, and reports whether the
+// turn is now its: handed to it, or free and taken. A waiter that finds it
+// taken by a newcomer keeps its place and waits again; one whose unit a
+// group took waits for its outcome.
+func (g *writeGate) arrive(w *gateWaiter) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if w.handed {
+		return true
+	}
+	if g.woken == w {
+		g.woken = nil
+	}
+	if !w.queued || g.held {
+		return false
+	}
+	g.remove(w)
+	g.held = true
+	return true
+}
+
+// tryTake takes g's turn if a newcomer may (mayTake).
 func (g *writeGate) tryTake() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.held || len(g.waiters) != 0 {
+	if !g.mayTake(time.Now()) {
 		return false
 	}
 	g.held = true
 	return true
 }
 
-// release gives the turn to the first waiter, if any.
+// release gives the turn back. When the first waiter starves, the turn is
+// handed to it and stays taken; otherwise it is free, for whoever asks
+// first, and the first waiter is woken to ask (unless one woken already is
+// on its way).
 func (g *writeGate) release() {
 	g.mu.Lock()
-	for len(g.waiters) > 0 {
-		w := g.waiters[0]
-		g.waiters[0] = nil
-		g.waiters = g.waiters[1:]
-		if w != nil {
-			g.mu.Unlock()
-			close(w.ch) // held stays true: the turn is the waiter's now
-			return
-		}
+	defer g.mu.Unlock()
+	now := time.Now()
+	h := g.head()
+	if h == nil {
+		g.held = false
+		return
 	}
-	g.waiters = nil
+	if g.starving(now) {
+		g.remove(h)
+		h.handed = true // held stays true: the turn is the waiter's now
+		signal(h)
+		return
+	}
 	g.held = false
-	g.mu.Unlock()
+	g.wake()
 }
 
-// head is the first waiter still waiting, or nil; under mu.
-func (g *writeGate) head() *gateWaiter {
-	for len(g.waiters) > 0 && g.waiters[0] == nil {
-		g.waiters = g.waiters[1:]
+// wake tells the first waiter that the turn is free, unless one woken is
+// on its way already; under mu.
+func (g *writeGate) wake() {
+	if g.woken != nil {
+		return
 	}
+	if h := g.head(); h != nil {
+		g.woken = h
+		signal(h)
+	}
+}
+
+func signal(w *gateWaiter) {
+	select {
+	case w.ch <- struct{}{}:
+	default: // a signal is pending already: w will look
+	}
+}
+
+// remove takes w out of the queue; under mu. A woken waiter that leaves
+// while the turn is free passes the wake on.
+func (g *writeGate) remove(w *gateWaiter) {
+	i := slices.Index(g.waiters, w)
+	g.waiters = slices.Delete(g.waiters, i, i+1)
+	w.queued = false
+	if g.woken == w {
+		g.woken = nil
+		if !g.held {
+			g.wake()
+		}
+	}
+}
+
+// head is the first waiter, or nil; under mu.
+func (g *writeGate) head() *gateWaiter {
 	if len(g.waiters) == 0 {
 		return nil
 	}
@@ -279,8 +390,7 @@ func (g *writeGate) takeUnit(u *groupUnit) bool {
 	if w == nil || w.unit != u {
 		return false
 	}
-	g.waiters[0] = nil
-	g.waiters = g.waiters[1:]
+	g.remove(w)
 	u.taken = true
 	return true
 }
@@ -289,13 +399,7 @@ func (g *writeGate) takeUnit(u *groupUnit) bool {
 func (g *writeGate) queued() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	n := 0
-	for _, w := range g.waiters {
-		if w != nil {
-			n++
-		}
-	}
-	return n
+	return len(g.waiters)
 }
 
 // errBusyTurn ends a wait for the turn that ran out of busy timeout.
@@ -305,7 +409,9 @@ var errBusyTurn = errors.New("sqlite3: the write turn's wait ran out")
 // take the main database's write lock (writes), if it needs one.
 func (c *SQLiteConn) takeTurn(ctx context.Context, writes bool) error {
 	k := c.core
-	if !writes || k.gate == nil || k.turn || k.gate.conns.Load() < 2 {
+	if !writes || k.gate == nil || k.turn || k.waitLimited || k.gate.conns.Load() < 2 {
+		// waitLimited: this operation gave its wait up already; it waits
+		// no more, statement after statement.
 		return nil
 	}
 	ms := cTurnTimeout(k.h)
@@ -333,6 +439,7 @@ func (c *SQLiteConn) takeTurn(ctx context.Context, writes bool) error {
 	k.turn = true
 	if waited > 0 {
 		cTurnCounted(k.h, waited)
+		k.note.turnWait += waited // tracer.go
 		// The wait for a lock of another process gets what is left.
 		cSetWaitLeft(k.h, max(timeout-waited, time.Millisecond))
 	}

@@ -123,10 +123,9 @@ func (c *SQLiteConn) groupable(s *SQLiteStmt) bool {
 type groupEntry int
 
 const (
-	entryAlone     groupEntry = iota // alone, taking the turn first (takeTurn)
-	entryAloneHeld                   // alone, the turn held or its wait given up (SQLite then refuses it at once)
-	entryHome                        // the turn is held and writes wait behind it: it runs a group (runGroup)
-	entryRan                         // it ran in another connection's group: its outcome is in its unit
+	entryAlone groupEntry = iota // not grouped: the caller runs it as any statement (its takeTurn finds the turn held, or the wait given up)
+	entryHome                    // the turn is held and writes wait behind it: it runs a group (runGroup)
+	entryRan                     // it ran in another connection's group: its outcome is in its unit
 )
 
 // joinGroup brings s, a groupable write (query, with args; rows when its
@@ -163,43 +162,47 @@ func (c *SQLiteConn) joinGroup(ctx context.Context, s *SQLiteStmt, query string,
 			// waiting any more, for SQLite to refuse it with its own error.
 			cSetWaitLeft(k.h, time.Nanosecond)
 			k.waitLimited = true
-			return entryAloneHeld, nil, size, fp, nil
+			return entryAlone, nil, size, fp, nil
 		case err != nil:
 			return 0, nil, size, fp, c.contextError(ctx)
 		}
 		if waited > 0 {
 			cTurnCounted(k.h, waited)
+			k.note.turnWait += waited // tracer.go
 			cSetWaitLeft(k.h, max(timeout-waited, time.Millisecond))
 		}
 	}
 	k.turn = true
 	if !k.gate.gather(k.groupSig) {
-		return entryAloneHeld, nil, size, fp, nil
+		return entryAlone, nil, size, fp, nil
 	}
 	return entryHome, nil, size, cGroupFP(k.h), nil
 }
 
 // execGrouped runs s, the whole of query, a groupable write with its
-// arguments not yet bound, through the file's write turn (joinGroup). s
-// stays the caller's, to release.
-func (c *SQLiteConn) execGrouped(w *watch, s *SQLiteStmt, query string, args []driver.NamedValue) (driver.Result, error) {
+// arguments not yet bound, through the file's write turn (joinGroup). When
+// it reports !grouped, the write did not go to a group: the caller runs it
+// as any statement, the turn taken already when joinGroup took it. s stays
+// the caller's, to release.
+func (c *SQLiteConn) execGrouped(w *watch, s *SQLiteStmt, query string, args []driver.NamedValue) (res driver.Result, grouped bool, err error) {
 	entry, u, size, fp, err := c.joinGroup(w.ctx, s, query, args, false)
 	switch {
 	case err != nil:
-		return nil, err
+		return nil, true, err
 	case entry == entryRan:
 		if u.err != nil {
-			return nil, u.err
+			return nil, true, u.err
 		}
-		return c.newResult(u.after.rowid, u.after.changes), nil
+		c.core.note.grouped = true // tracer.go
+		return c.newResult(u.after.rowid, u.after.changes), true, nil
 	case entry == entryHome:
 		var own groupUnit
 		if err := c.runGroup(w, s, args, size, fp, &own); err != nil {
-			return nil, err
+			return nil, true, err
 		}
-		return c.newResult(own.after.rowid, own.after.changes), nil
+		return c.newResult(own.after.rowid, own.after.changes), true, nil
 	}
-	return c.execAlone(w, s, args, entry == entryAlone)
+	return nil, false, nil
 }
 
 // queryGrouped runs s, the whole of query, a groupable write whose rows
@@ -208,54 +211,30 @@ func (c *SQLiteConn) execGrouped(w *watch, s *SQLiteStmt, query string, args []d
 // and handed out once the group has committed: SQLite itself makes all of
 // such a statement's changes at its first step and buffers the rows it
 // returns, so reading them first changes no result, and no caller sees a
-// row of a write that is not yet in the database. The rows take over w.
-func (c *SQLiteConn) queryGrouped(w watch, s *SQLiteStmt, query string, args []driver.NamedValue) (driver.Rows, error) {
+// row of a write that is not yet in the database. When grouped, the rows
+// (or the error) take over w; otherwise the caller keeps it.
+func (c *SQLiteConn) queryGrouped(w watch, s *SQLiteStmt, query string, args []driver.NamedValue) (rows driver.Rows, grouped bool, err error) {
 	entry, u, size, fp, err := c.joinGroup(w.ctx, s, query, args, true)
 	switch {
 	case err != nil:
 		w.done()
-		return nil, err
+		return nil, true, err
 	case entry == entryRan:
 		if u.err != nil {
 			w.done()
-			return nil, u.err
+			return nil, true, u.err
 		}
-		return s.bufferedRows(w, u.out, u.names), nil
+		c.core.note.grouped = true // tracer.go
+		return s.bufferedRows(w, u.out, u.names), true, nil
 	case entry == entryHome:
 		own := groupUnit{rows: true}
 		if err := c.runGroup(&w, s, args, size, fp, &own); err != nil {
 			w.done()
-			return nil, err
+			return nil, true, err
 		}
-		return s.bufferedRows(w, own.out, nil), nil
+		return s.bufferedRows(w, own.out, nil), true, nil
 	}
-	b := binder{args: args, strict: c.strict}
-	if err := s.bind(&b, true); err != nil {
-		w.done()
-		return nil, err
-	}
-	if entry == entryAlone {
-		return s.query(w)
-	}
-	return s.queryRun(w)
-}
-
-// execAlone binds args to s and runs it on its own, taking the turn first
-// when turn says so.
-func (c *SQLiteConn) execAlone(w *watch, s *SQLiteStmt, args []driver.NamedValue, turn bool) (driver.Result, error) {
-	b := binder{args: args, strict: c.strict}
-	if err := s.bind(&b, true); err != nil {
-		return nil, err
-	}
-	if turn {
-		if err := c.takeTurn(w.ctx, true); err != nil {
-			return nil, err
-		}
-	}
-	if rc := cExec(s.h, w.gen); rc != sqliteOK {
-		return nil, c.errorFor(rc, w, 0)
-	}
-	return c.newResult(stmtLastInsertID(s.h), stmtChanges(s.h)), nil
+	return nil, false, nil
 }
 
 // argsSize is the bytes of args' strings and blobs, for the group's cap.

@@ -301,6 +301,7 @@ func (g *group) finish(c *SQLiteConn, lost error) {
 		groupStats.groups.Add(1)
 		groupStats.units.Add(int64(g.ok))
 		cGroupCounted(c.core.h, g.ok)
+		c.core.note.grouped = true // tracer.go
 	}
 	for _, u := range g.done {
 		if lost != nil {

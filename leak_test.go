@@ -119,8 +119,10 @@ func TestLeakChild(t *testing.T) {
 }
 
 // leakBoundValues checks that a statement waiting in the cache keeps no large
-// bound values: SQLite holds its copy of each TEXT or BLOB argument until the
-// statement is reset with its bindings cleared.
+// bound values: SQLite holds its copy of each TEXT or BLOB argument until it
+// is bound over or released (the bridge's bridge_unbind_large), also when
+// the statement's plan depends on a bound value (LIMIT ?), whose bindings
+// the bridge otherwise keeps, and through the direct API.
 func leakBoundValues(t *testing.T, db *sql.DB) {
 	t.Helper()
 	ctx := context.Background()
@@ -143,6 +145,24 @@ func leakBoundValues(t *testing.T, db *sql.DB) {
 			return errors.Join(rows.Err(), rows.Close())
 		},
 		"query row": func(a, b any) error { var n int64; return conn.QueryRowContext(ctx, q, a, b).Scan(&n) },
+		"query row, rows left, LIMIT ?": func(a, b any) error {
+			var n int64
+			return conn.QueryRowContext(ctx, q+" FROM (SELECT 1 UNION ALL SELECT 2) LIMIT ?", a, b, 2).Scan(&n)
+		},
+		"direct statement": func(a, b any) error {
+			return conn.Raw(func(dc any) error {
+				ds, err := dc.(*SQLiteConn).PrepareDirect(q + " FROM (SELECT 1 UNION ALL SELECT 2) LIMIT ?")
+				if err != nil {
+					return err
+				}
+				defer ds.Finalize()
+				if err := errors.Join(ds.BindText(1, a.(string)), ds.BindText(2, b.(string)), ds.BindInt64(3, 2)); err != nil {
+					return err
+				}
+				_, err = ds.Step()
+				return err
+			})
+		},
 	}
 	for name, run := range runs {
 		if err := run("a", "b"); err != nil { // the statement is prepared and cached

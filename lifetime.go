@@ -69,6 +69,7 @@ type connCore struct {
 
 	gate        *writeGate // the file's write turn, nil for none (gate.go); set at open
 	turn        bool       // this connection has the turn; under mu
+	note        traceNote  // what the running operation noted for its TraceEvent (tracer.go); under mu
 	waitLimited bool       // the operation's lock waits were cut short (gate.go); under mu
 	groupOn     bool       // _group_commit=1 (group.go); set at open
 	groupSig    groupSig   // whose writes it may run, and they its; set at open
@@ -249,7 +250,14 @@ func (s *SQLiteStmt) untrack() {
 // refers to it any more: the connection's core and the AfterFuncs of
 // contexts that may still end; so a goroutine that reads the marks of a
 // connection being closed reads live memory.
-type cancelWord struct{ p *uint64 }
+type cancelWord struct {
+	p *uint64
+	// spare is a watchCell that no AfterFunc can run any more, for the
+	// connection's next watch. It hangs here rather than on the connection
+	// so that a cell, which a context may keep for as long as it lives,
+	// keeps alive only the word, as the AfterFunc did before cells.
+	spare atomic.Pointer[watchCell]
+}
 
 func newCancelWord() *cancelWord {
 	w := &cancelWord{p: cAllocWord()}

@@ -13,8 +13,8 @@ import (
 )
 
 // The rule of lifetime.go, checked on the source: every function that calls
-// a cgo wrapper of the connection (a function of the bridge*.go files that
-// calls into C) takes the connection's lock itself, or is called only from
+// a cgo wrapper of the connection (a function of a cgo file, bridge*.go or
+// bind.go, that calls into C) takes the connection's lock itself, or is called only from
 // functions that hold it. Functions are matched by name (methods by their
 // name alone), which over-approximates the callers: a name shared by a
 // function that does not hold the lock makes the check ask for it.

@@ -18,9 +18,9 @@ func testRawConn(t testing.TB, conn *sql.Conn, f func(c *SQLiteConn)) {
 }
 
 // A ReadOnly transaction stays read-only when SQLite re-prepared the cached
-// "PRAGMA query_only" that BeginTx reads (RegisterAuthorizer expires every
-// statement): the value must be read from the re-described columns, not from
-// the block the re-prepare freed.
+// statements (RegisterAuthorizer expires every statement). Built against
+// another SQLite, BeginTx reads "PRAGMA query_only": the value must be read
+// from the re-described columns, not from the block the re-prepare freed.
 func TestReadOnlyTxAfterReprepare(t *testing.T) {
 	db := openTestDB(t, "file::memory:")
 	conn := testConn(t, db)

@@ -56,18 +56,34 @@ func (d *SQLiteDriver) OpenConnector(dsn string) (driver.Connector, error) {
 }
 
 // NewConnector returns a connector for dsn with the default driver, for
-// sql.OpenDB. The DSN is parsed here, so a malformed one fails now.
-func NewConnector(dsn string) (driver.Connector, error) {
-	return (&SQLiteDriver{}).OpenConnector(dsn)
+// sql.OpenDB. The DSN is parsed here, so a malformed one fails now. opts
+// add what a DSN cannot say (WithTracer).
+func NewConnector(dsn string, opts ...ConnectorOption) (driver.Connector, error) {
+	dc, err := (&SQLiteDriver{}).OpenConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	c := dc.(*connector)
+	for _, o := range opts {
+		o(c)
+	}
+	return c, nil
 }
 
 type connector struct {
-	d   *SQLiteDriver
-	cfg *config
+	d      *SQLiteDriver
+	cfg    *config
+	tracer Tracer // tracer.go
 }
 
-func (c *connector) Connect(ctx context.Context) (driver.Conn, error) { return c.d.open(ctx, c.cfg) }
-func (c *connector) Driver() driver.Driver                            { return c.d }
+func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.d.open(ctx, c.cfg)
+	if err == nil && c.tracer != nil {
+		conn.(*SQLiteConn).tracer = c.tracer
+	}
+	return conn, err
+}
+func (c *connector) Driver() driver.Driver { return c.d }
 
 func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, error) {
 	if err := ctx.Err(); err != nil {
@@ -150,6 +166,7 @@ type SQLiteConn struct {
 	txlock  string
 	deferFK bool
 	strict  bool        // _strict (strict.go)
+	tracer  Tracer      // observes its operations (tracer.go); nil: none
 	closed  atomic.Bool // set under the lock (lifetime.go); read anywhere
 
 	// Cancellation (see bridge.h): gen numbers operations; word is the word
@@ -266,9 +283,25 @@ type watch struct {
 	gen  uint64
 	stop func() bool
 	ctx  context.Context
-	// raised is the generation the AfterFunc raises the word to: gen, which
-	// renew moves to a newer one for rows that outlive later operations.
-	raised *atomic.Uint64
+	cell *watchCell
+}
+
+// watchCell is what an operation's AfterFunc reads: raised is the generation
+// it raises the word to, gen, which renew moves to a newer one for rows that
+// outlive later operations. Once a stop has kept the AfterFunc from ever
+// running, the cell serves the connection's next operation (word.spare), so
+// that a cancellable operation allocates only what context.AfterFunc does,
+// not a generation and a closure of its own each time.
+type watchCell struct {
+	raised atomic.Uint64
+	word   *cancelWord
+	fire   func()
+}
+
+func newWatchCell(word *cancelWord) *watchCell {
+	cell := &watchCell{word: word}
+	cell.fire = func() { raise(cell.word.p, cell.raised.Load()) }
+	return cell
 }
 
 // watch arms cancellation for an operation run with ctx. A context without a
@@ -281,10 +314,13 @@ func (c *SQLiteConn) watch(ctx context.Context) (watch, error) {
 		return watch{}, err
 	}
 	c.gen++
-	raised, word := new(atomic.Uint64), c.word
-	raised.Store(c.gen)
-	stop := context.AfterFunc(ctx, func() { raise(word.p, raised.Load()) })
-	return watch{gen: c.gen, stop: stop, ctx: ctx, raised: raised}, nil
+	cell := c.word.spare.Swap(nil)
+	if cell == nil {
+		cell = newWatchCell(c.word)
+	}
+	cell.raised.Store(c.gen)
+	stop := context.AfterFunc(ctx, cell.fire)
+	return watch{gen: c.gen, stop: stop, ctx: ctx, cell: cell}, nil
 }
 
 // renew gives an operation that another took a generation after (open rows
@@ -297,7 +333,7 @@ func (w *watch) renew(c *SQLiteConn) {
 	if w.gen != 0 && w.gen != c.gen {
 		c.gen++
 		w.gen = c.gen
-		w.raised.Store(w.gen)
+		w.cell.raised.Store(w.gen)
 	}
 }
 
@@ -330,9 +366,14 @@ func raise(word *uint64, gen uint64) {
 
 // done disarms the watch. An AfterFunc that still runs late is harmless: it
 // raises the word to a generation no later operation uses, and never lowers it.
+// Only the copy of a watch whose stop kept the AfterFunc from running hands
+// its cell back (a stop reports that once): another copy, or a cell whose
+// AfterFunc has started, is never handed out again.
 func (w *watch) done() {
 	if w.stop != nil {
-		w.stop()
+		if w.stop() {
+			w.cell.word.spare.Store(w.cell)
+		}
 		w.stop = nil
 	}
 }
@@ -431,15 +472,6 @@ func (c *SQLiteConn) CheckNamedValue(nv *driver.NamedValue) error {
 	return driver.ErrSkip
 }
 
-// checkUint rejects unsigned values that SQLite's signed 64-bit INTEGER
-// cannot hold, rather than letting them wrap.
-func checkUint(v uint64) error {
-	if v > 1<<63-1 {
-		return driverError("uint64 value " + uitoa(v) + " overflows SQLite's 64-bit signed INTEGER")
-	}
-	return nil
-}
-
 // Begin starts a transaction; use BeginTx.
 //
 // Deprecated: Drivers should implement ConnBeginTx instead (or additionally).
@@ -456,9 +488,21 @@ func (c *SQLiteConn) Begin() (driver.Tx, error) {
 // asked are accepted (Default, Serializable, Linearizable), so that a program
 // that relies on a weaker level's behaviour (seeing other transactions'
 // commits, say) hears that it will not get it. A ReadOnly transaction really
-// is read-only (PRAGMA query_only for its duration): writes in it fail with
-// ErrReadonly.
+// is read-only (SQLite's query_only for its duration, set without running
+// the PRAGMA): writes in it fail with ErrReadonly.
 func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if c.tracer != nil {
+		tx, err := traced(c, ctx, TraceBegin, "", func(ctx context.Context) (driver.Tx, error) { return c.beginTx(ctx, opts) })
+		if err == nil {
+			tx.(*SQLiteTx).ctx = ctx // Commit and Rollback take no context: theirs is BeginTx's
+		}
+		return tx, err
+	}
+	return c.beginTx(ctx, opts)
+}
+
+// beginTx is BeginTx, untraced.
+func (c *SQLiteConn) beginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	if c.closed.Load() {
 		return nil, driver.ErrBadConn
 	}
@@ -477,16 +521,8 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 		return nil, driver.ErrBadConn
 	}
 	if opts.ReadOnly {
-		// Leave a connection that is read-only already (_query_only) as it is.
-		on, err := c.queryInt("PRAGMA query_only")
-		if err != nil {
+		if err := c.beginReadOnly(); err != nil {
 			return nil, err
-		}
-		if on == 0 {
-			if err := c.execOne("PRAGMA query_only = 1"); err != nil {
-				return nil, err
-			}
-			c.readOnlyTx = true
 		}
 	}
 	begin := c.txlock
@@ -549,23 +585,60 @@ func (c *SQLiteConn) endTx() {
 	c.endReadOnly()
 }
 
+// beginReadOnly makes the connection query-only for a read-only
+// transaction, as PRAGMA query_only = 1 does, and notes whether endReadOnly
+// must undo it: a connection that is query-only already (_query_only) is
+// left as it is. The bridge sets SQLite's flag itself, without the three
+// statements the PRAGMAs take (read, set, reset), and without the PRAGMA's
+// side effect of expiring every prepared statement, which SQLite would then
+// compile again at its next run. Built against another SQLite, the PRAGMAs
+// run.
+func (c *SQLiteConn) beginReadOnly() error {
+	if was, ok := cQueryOnly(c.h, true); ok {
+		c.readOnlyTx = !was
+		return nil
+	}
+	on, err := c.queryInt("PRAGMA query_only")
+	if err != nil {
+		return err
+	}
+	if on == 0 {
+		if err := c.execOne("PRAGMA query_only = 1"); err != nil {
+			return err
+		}
+		c.readOnlyTx = true
+	}
+	return nil
+}
+
 // endReadOnly restores writes after a read-only transaction.
 func (c *SQLiteConn) endReadOnly() {
 	if c.readOnlyTx && !c.closed.Load() {
 		c.readOnlyTx = false
-		_ = c.execOne("PRAGMA query_only = 0")
+		if _, ok := cQueryOnly(c.h, false); !ok {
+			_ = c.execOne("PRAGMA query_only = 0")
+		}
 	}
 }
 
 // SQLiteTx is a transaction.
 type SQLiteTx struct {
-	c *SQLiteConn
+	c   *SQLiteConn
+	ctx context.Context // BeginTx's, for the tracer (tracer.go); nil when untraced
 }
 
 // Commit commits the transaction. If COMMIT fails (say SQLITE_BUSY), the
 // transaction is rolled back, so the connection is never left inside it:
 // database/sql considers the transaction over either way.
 func (tx *SQLiteTx) Commit() error {
+	if tx.c.tracer != nil {
+		_, err := traced(tx.c, tx.ctx, TraceCommit, "COMMIT", func(context.Context) (struct{}, error) { return struct{}{}, tx.commit() })
+		return err
+	}
+	return tx.commit()
+}
+
+func (tx *SQLiteTx) commit() error {
 	c := tx.c
 	defer c.core.unlock(c.core.lock())
 	defer c.endTx()
@@ -587,6 +660,14 @@ func (tx *SQLiteTx) Commit() error {
 // Rollback rolls the transaction back. Rolling back a transaction that SQLite
 // already ended (after an interrupt or certain errors) is not an error.
 func (tx *SQLiteTx) Rollback() error {
+	if tx.c.tracer != nil {
+		_, err := traced(tx.c, tx.ctx, TraceRollback, "ROLLBACK", func(context.Context) (struct{}, error) { return struct{}{}, tx.rollback() })
+		return err
+	}
+	return tx.rollback()
+}
+
+func (tx *SQLiteTx) rollback() error {
 	c := tx.c
 	defer c.core.unlock(c.core.lock())
 	defer c.endTx()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"unsafe"
 )
 
 // SQLiteRows is the result of a query. Each Next is at most one cgo call that
@@ -38,10 +39,37 @@ type rowsBuffer struct {
 func (s *SQLiteStmt) bufferedRows(w watch, vals [][]driver.Value, names []string) *SQLiteRows {
 	w.done()
 	s.run = rowCursor{}
-	r := &SQLiteRows{s: s, w: w, done: len(vals) == 0, buf: &rowsBuffer{rows: vals, names: names, i: -1}}
+	r := s.newRows()
+	*r = SQLiteRows{s: s, w: w, done: len(vals) == 0, buf: &rowsBuffer{rows: vals, names: names, i: -1}}
 	s.rows = r
 	if s.own == nil {
 		s.track() // as query: a statement the rows keep
+	}
+	return r
+}
+
+// rowsBlockMax is the most Rows one allocation holds (newRows): as many as
+// fit in 512 bytes, above which Go's allocator gives an object with pointers
+// an 8-byte header, and the block would take the next size class.
+const rowsBlockMax = 512 / int(unsafe.Sizeof(SQLiteRows{}))
+
+// newRows returns zeroed Rows for a run of s. They are cut from blocks, one
+// Rows for a statement's first run, then doubling up to rowsBlockMax, so that
+// a statement run again and again (a prepared statement, a cached query)
+// allocates its Rows once in rowsBlockMax runs, and one run once allocates no
+// more than before. No Rows is ever handed out twice: a caller that keeps
+// closed Rows and calls them again sees them closed, never a later run. What
+// kept Rows keep alive is their block, at most rowsBlockMax-1 other Rows of
+// the same statement, whose Close and detach drop the context and the
+// values they held.
+func (s *SQLiteStmt) newRows() *SQLiteRows {
+	if len(s.rowsFree) == 0 {
+		s.rowsBlock = min(max(2*s.rowsBlock, 1), rowsBlockMax)
+		s.rowsFree = make([]SQLiteRows, s.rowsBlock)
+	}
+	r := &s.rowsFree[0]
+	if s.rowsFree = s.rowsFree[1:]; len(s.rowsFree) == 0 {
+		s.rowsFree = nil // the statement keeps no block it has used up
 	}
 	return r
 }
@@ -253,6 +281,10 @@ func (r *SQLiteRows) Close() error {
 	}
 	r.closed = true
 	r.w.done()
+	r.w = watch{} // a context kept by a block of Rows (newRows) would stay alive with it
+	if r.buf != nil {
+		r.buf.rows = nil
+	}
 	s := r.s
 	if s.rows != r {
 		// Detached: the statement was closed, or runs again for newer rows,
@@ -288,6 +320,10 @@ func (r *SQLiteRows) detach() {
 		r.err = driverError("rows ended: their statement was run again or closed")
 	}
 	r.w.done()
+	r.w = watch{}
+	if r.buf != nil {
+		r.buf.rows = nil
+	}
 	if r.s.rows == r {
 		r.s.rows = nil
 	}

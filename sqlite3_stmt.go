@@ -6,7 +6,6 @@ import (
 	"context"
 	"database/sql/driver"
 	"runtime"
-	"strings"
 )
 
 // SQLiteStmt is a prepared statement.
@@ -28,6 +27,10 @@ type SQLiteStmt struct {
 	// releaseOnRowsClose marks a statement that conn.Query prepared for the
 	// rows it returned.
 	releaseOnRowsClose bool
+	// rowsFree are the Rows of a block not handed out yet, rowsBlock the
+	// size of the last block (newRows).
+	rowsFree  []SQLiteRows
+	rowsBlock int
 	// own and cleanup finalize the statement if it is collected while
 	// prepared (lifetime.go); nil for the passing statements of a script.
 	own     *stmtOwner
@@ -94,6 +97,14 @@ func (c *SQLiteConn) Prepare(query string) (driver.Stmt, error) {
 // exactly one statement. SQL with no statement at all is an error (mattn's
 // statement crashes when run).
 func (c *SQLiteConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	if c.tracer != nil {
+		return traced(c, ctx, TracePrepare, query, func(ctx context.Context) (driver.Stmt, error) { return c.prepareCtx(ctx, query) })
+	}
+	return c.prepareCtx(ctx, query)
+}
+
+// prepareCtx is PrepareContext, untraced.
+func (c *SQLiteConn) prepareCtx(ctx context.Context, query string) (driver.Stmt, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -161,7 +172,7 @@ func (s *SQLiteStmt) Close() error {
 		idle := new(SQLiteStmt)
 		*idle = *s
 		s.untrack()
-		s.closed, s.h, s.cols, s.classes, s.own = true, nil, nil, nil, nil
+		s.closed, s.h, s.cols, s.classes, s.own, s.rowsFree = true, nil, nil, nil, nil, nil
 		idle.track()
 		s.c.release(idle)
 		return nil
@@ -207,6 +218,14 @@ func (s *SQLiteStmt) Query(args []driver.Value) (driver.Rows, error) {
 
 // ExecContext binds args and runs the statement to completion in one cgo call.
 func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	if s.c.tracer != nil {
+		return traced(s.c, ctx, TraceExec, s.tracedSQL(), func(ctx context.Context) (driver.Result, error) { return s.execCtx(ctx, args) })
+	}
+	return s.execCtx(ctx, args)
+}
+
+// execCtx is ExecContext, untraced.
+func (s *SQLiteStmt) execCtx(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
 	defer s.c.core.unlock(s.c.core.lock())
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -217,7 +236,9 @@ func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) 
 	}
 	defer w.done()
 	if s.c.groupable(s) {
-		return s.c.execGrouped(&w, s, s.sqlHeld(), args) // group.go
+		if res, grouped, err := s.c.execGrouped(&w, s, s.sqlHeld(), args); grouped { // group.go
+			return res, err
+		}
 	}
 	b := binder{args: args, strict: s.c.strict}
 	if err := s.bind(&b, true); err != nil {
@@ -228,6 +249,14 @@ func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) 
 
 // QueryContext binds args and steps the first row in one cgo call.
 func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	if s.c.tracer != nil {
+		return tracedQuery(s.c, ctx, s.tracedSQL(), func(ctx context.Context) (driver.Rows, error) { return s.queryCtx(ctx, args) })
+	}
+	return s.queryCtx(ctx, args)
+}
+
+// queryCtx is QueryContext, untraced.
+func (s *SQLiteStmt) queryCtx(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	defer s.c.core.unlock(s.c.core.lock())
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -237,7 +266,9 @@ func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue)
 		return nil, err
 	}
 	if s.c.groupable(s) {
-		return s.c.queryGrouped(w, s, s.sqlHeld(), args) // group.go
+		if rows, grouped, err := s.c.queryGrouped(w, s, s.sqlHeld(), args); grouped { // group.go
+			return rows, err
+		}
 	}
 	b := binder{args: args, strict: s.c.strict}
 	if err := s.bind(&b, true); err != nil {
@@ -286,7 +317,7 @@ func (s *SQLiteStmt) handOver(r *SQLiteRows) error {
 	}
 	old := new(SQLiteStmt)
 	*old = *s
-	old.cacheKey, old.releaseOnRowsClose, old.rows = "", true, r
+	old.cacheKey, old.releaseOnRowsClose, old.rows, old.rowsFree = "", true, r, nil
 	r.s = old
 	// Each C statement keeps an owner of its own (lifetime.go): s's cleanup
 	// must finalize the new one, old's the one r still reads.
@@ -348,7 +379,8 @@ func (s *SQLiteStmt) queryRun(w watch) (driver.Rows, error) {
 			s.run.berr = s.c.errorFor(after, &w, 0)
 		}
 	}
-	r := &SQLiteRows{s: s, w: w, pending: true}
+	r := s.newRows()
+	*r = SQLiteRows{s: s, w: w, pending: true}
 	s.rows = r
 	if s.own == nil {
 		s.track() // a script's last statement, which the rows keep
@@ -363,6 +395,12 @@ func (s *SQLiteStmt) queryRun(w watch) (driver.Rows, error) {
 // is walked by byte offset in one C buffer: time and memory stay linear in
 // its length.
 func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if c.tracer != nil {
+		return traced(c, ctx, TraceExec, query, func(ctx context.Context) (driver.Result, error) {
+			defer c.core.unlock(c.core.lock())
+			return c.execContext(ctx, query, args)
+		})
+	}
 	defer c.core.unlock(c.core.lock())
 	return c.execContext(ctx, query, args)
 }
@@ -396,9 +434,10 @@ func (c *SQLiteConn) execContext(ctx context.Context, query string, args []drive
 		}
 		last := tail >= len(query) // the bridge skips trailing comments and semicolons
 		if off == 0 && last && c.groupable(s) {
-			res, err := c.execGrouped(&w, s, query, args) // group.go
-			c.release(s)
-			return res, err
+			if res, grouped, err := c.execGrouped(&w, s, query, args); grouped { // group.go
+				c.release(s)
+				return res, err
+			}
 		}
 		err := s.bind(&b, last)
 		if err == nil {
@@ -446,6 +485,12 @@ func (c *SQLiteConn) Exec(query string, args []driver.Value) (driver.Result, err
 // does, and returns the rows of the last one. SQL with no statement gives no
 // rows and no columns (with _strict, an error).
 func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if c.tracer != nil {
+		return tracedQuery(c, ctx, query, func(ctx context.Context) (driver.Rows, error) {
+			defer c.core.unlock(c.core.lock())
+			return c.queryContext(ctx, query, args)
+		})
+	}
 	defer c.core.unlock(c.core.lock())
 	return c.queryContext(ctx, query, args)
 }
@@ -484,11 +529,12 @@ func (c *SQLiteConn) queryContext(ctx context.Context, query string, args []driv
 		last := tail >= len(query) // the bridge skips trailing comments and semicolons
 		if off == 0 && last && c.groupable(s) {
 			s.releaseOnRowsClose = true
-			rows, err := c.queryGrouped(w, s, query, args) // group.go
-			if err != nil {
-				c.release(s)
+			if rows, grouped, err := c.queryGrouped(w, s, query, args); grouped { // group.go
+				if err != nil {
+					c.release(s)
+				}
+				return rows, err
 			}
-			return rows, err
 		}
 		if err := s.bind(&b, last); err != nil {
 			c.release(s)
@@ -600,17 +646,6 @@ func (c *SQLiteConn) newResult(id, changes int64) *SQLiteResult {
 	c.results = c.results[1:]
 	*r = SQLiteResult{id: id, changes: changes}
 	return r
-}
-
-// checkQuery rejects SQL that SQLite would silently cut short.
-func checkQuery(query string) error {
-	if i := strings.IndexByte(query, 0); i >= 0 {
-		return driverError("query contains a NUL byte at offset " + itoa(i))
-	}
-	if len(query) >= maxLength {
-		return errTooBig(len(query))
-	}
-	return nil
 }
 
 func valuesToNamed(args []driver.Value) []driver.NamedValue {

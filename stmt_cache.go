@@ -23,6 +23,8 @@ package sqlite3
 // collations, the schema) expires statements inside SQLite, which re-prepares
 // them before their next step.
 
+import "strings"
+
 // stmtCache is a small list, most recently used last: with a few dozen entries
 // a scan beats a map and allocates nothing.
 type stmtCache struct {
@@ -118,4 +120,15 @@ func (c *SQLiteConn) release(s *SQLiteStmt) {
 		return
 	}
 	s.finalize()
+}
+
+// checkQuery rejects SQL that SQLite would silently cut short.
+func checkQuery(query string) error {
+	if i := strings.IndexByte(query, 0); i >= 0 {
+		return driverError("query contains a NUL byte at offset " + itoa(i))
+	}
+	if len(query) >= maxLength {
+		return errTooBig(len(query))
+	}
+	return nil
 }

@@ -19,19 +19,7 @@ package sqlite3
 import (
 	"database/sql/driver"
 	"io"
-	"strconv"
 )
-
-// errNotEnoughArgs is the error for a statement given fewer arguments than it
-// has parameters, in mattn/go-sqlite3's words (programs compare the text), as
-// an Error with SQLite's code for a parameter out of range.
-func errNotEnoughArgs(want, got int) error {
-	return Error{Code: ErrRange, ExtendedCode: ErrNoExtended(ErrRange), offset: -1,
-		err: "not enough args to execute query: want " + strconv.Itoa(want) + " got " + strconv.Itoa(got)}
-}
-
-// nullArg binds NULL to a parameter that no argument names (see binder).
-var nullArg driver.NamedValue
 
 // noRows is the result of a Query whose SQL holds no statement (only spaces,
 // comments or semicolons): no columns and no rows, as in mattn/go-sqlite3.

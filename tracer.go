@@ -1,0 +1,192 @@
+//go:build cgo
+
+package sqlite3
+
+import (
+	"context"
+	"database/sql/driver"
+	"time"
+)
+
+// A Tracer observes the operations of a pool's connections, for spans,
+// metrics or logs (docs/tracing.md). Set one with WithTracer on
+// NewConnector; a pool without one pays a nil check per operation and
+// nothing else.
+//
+// TraceStart is called as an operation begins, with the caller's context;
+// the context it returns is the one the operation runs with (so a span it
+// starts is the parent of what the operation's context reaches) and the one
+// TraceEnd gets. TraceEnd is called once the operation is over, with ev
+// filled in: for a query, when its rows are closed. Both are called outside
+// the connection's lock, from the goroutine of the operation, and must not
+// use the connection. ev belongs to the driver after TraceEnd returns:
+// keep what is needed, not ev.
+type Tracer interface {
+	TraceStart(ctx context.Context, ev *TraceEvent) context.Context
+	TraceEnd(ctx context.Context, ev *TraceEvent)
+}
+
+// TraceKind says what a TraceEvent's operation is.
+type TraceKind uint8
+
+// The operations a Tracer sees.
+const (
+	TracePrepare  TraceKind = iota + 1 // Prepare: SQL
+	TraceExec                          // Exec, of the connection or of a prepared statement: SQL, Rows changed
+	TraceQuery                         // Query, up to its rows' Close: SQL, Rows read
+	TraceBegin                         // BeginTx
+	TraceCommit                        // Tx.Commit
+	TraceRollback                      // Tx.Rollback
+)
+
+var traceKindNames = [...]string{"", "prepare", "exec", "query", "begin", "commit", "rollback"}
+
+// String is the operation's name: "prepare", "exec", "query", "begin",
+// "commit" or "rollback".
+func (k TraceKind) String() string {
+	if int(k) < len(traceKindNames) {
+		return traceKindNames[k]
+	}
+	return "unknown"
+}
+
+// TraceEvent describes one operation. TraceStart sees Kind, SQL, Conn and
+// Start; TraceEnd sees the rest as well.
+type TraceEvent struct {
+	Kind TraceKind
+	SQL  string // the statement's text (Prepare, Exec, Query; COMMIT, ROLLBACK, BEGIN as run)
+	Conn int64  // the connection: a number unique in the process, in the order connections opened
+
+	Start    time.Time
+	Duration time.Duration // from Start to the end (a query's: to its rows' Close)
+	Err      error         // the operation's error; for a query, the first of Query's and the rows'
+
+	// Rows is the number of rows changed (Exec) or read (Query).
+	Rows int64
+	// TurnWait is how long the operation waited for its file's write turn
+	// (gate.go: connections of this process take turns to write), and
+	// Grouped whether its write shared a COMMIT with other connections'
+	// writes (_group_commit=1).
+	TurnWait time.Duration
+	Grouped  bool
+}
+
+// ConnectorOption is an option of NewConnector.
+type ConnectorOption func(*connector)
+
+// WithTracer makes t observe every operation of the connector's
+// connections.
+func WithTracer(t Tracer) ConnectorOption {
+	return func(c *connector) { c.tracer = t }
+}
+
+// traced runs op, an operation of the given kind on c, between its
+// tracer's TraceStart and TraceEnd. op takes the connection's lock itself:
+// the tracer never runs under it.
+func traced[T any](c *SQLiteConn, ctx context.Context, kind TraceKind, query string, op func(context.Context) (T, error)) (T, error) {
+	ctx, ev := c.traceStart(ctx, kind, query)
+	v, err := op(ctx)
+	if r, ok := any(v).(driver.Result); ok && err == nil {
+		ev.Rows, _ = r.RowsAffected()
+	}
+	c.traceEnd(ctx, ev, err)
+	return v, err
+}
+
+// tracedQuery is traced for a query: its event ends when its rows close.
+func tracedQuery(c *SQLiteConn, ctx context.Context, query string, op func(context.Context) (driver.Rows, error)) (driver.Rows, error) {
+	ctx, ev := c.traceStart(ctx, TraceQuery, query)
+	rows, err := op(ctx)
+	r, ok := rows.(*SQLiteRows)
+	if err != nil || !ok {
+		c.traceEnd(ctx, ev, err) // an error, or no statement (noRows)
+		return rows, err
+	}
+	ev.TurnWait, ev.Grouped = c.takeNote()
+	return &tracedRows{SQLiteRows: r, ctx: ctx, ev: ev}, nil
+}
+
+// traceStart begins an event of c's tracer.
+func (c *SQLiteConn) traceStart(ctx context.Context, kind TraceKind, query string) (context.Context, *TraceEvent) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c.takeNote() // what earlier operations noted is not this one's
+	ev := &TraceEvent{Kind: kind, SQL: query, Conn: int64(c.core.id), Start: time.Now()}
+	if tctx := c.tracer.TraceStart(ctx, ev); tctx != nil {
+		ctx = tctx
+	}
+	return ctx, ev
+}
+
+// traceEnd ends ev with err and what the operation noted on c.
+func (c *SQLiteConn) traceEnd(ctx context.Context, ev *TraceEvent, err error) {
+	ev.Duration = time.Since(ev.Start)
+	ev.Err = err
+	ev.TurnWait, ev.Grouped = c.takeNote()
+	c.tracer.TraceEnd(ctx, ev)
+}
+
+// traceNote is what an operation notes on its connection for its
+// TraceEvent (connCore.note): the write turn's waits, and whether a write
+// shared a COMMIT. Plain fields under the lock: nothing to pay untraced.
+type traceNote struct {
+	turnWait time.Duration
+	grouped  bool
+}
+
+// takeNote returns what the connection's operations noted since the last
+// call, and clears it.
+func (c *SQLiteConn) takeNote() (time.Duration, bool) {
+	k := c.core
+	defer k.unlock(k.lock())
+	n := k.note
+	k.note = traceNote{}
+	return n.turnWait, n.grouped
+}
+
+// tracedSQL is a prepared statement's SQL, for its events.
+func (s *SQLiteStmt) tracedSQL() string {
+	defer s.c.core.unlock(s.c.core.lock())
+	if s.closed || s.c.closed.Load() {
+		return s.cacheKey
+	}
+	return s.sqlHeld()
+}
+
+// tracedRows are the rows of a traced query: they count the rows read and
+// end the query's TraceEvent at Close. Embedding keeps every optional
+// interface of SQLiteRows.
+type tracedRows struct {
+	*SQLiteRows
+	ctx   context.Context
+	ev    *TraceEvent
+	ended bool
+}
+
+func (r *tracedRows) Next(dest []driver.Value) error {
+	err := r.SQLiteRows.Next(dest)
+	if err == nil {
+		r.ev.Rows++
+	}
+	return err
+}
+
+func (r *tracedRows) Close() error {
+	err := r.SQLiteRows.Close()
+	if !r.ended {
+		r.ended = true
+		c := r.s.c
+		rerr := r.SQLiteRows.err
+		if err != nil {
+			rerr = err
+		}
+		ev := r.ev
+		ev.Duration = time.Since(ev.Start)
+		if ev.Err == nil {
+			ev.Err = rerr
+		}
+		c.tracer.TraceEnd(r.ctx, ev)
+	}
+	return err
+}
