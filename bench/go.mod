@@ -6,7 +6,7 @@ require (
 	github.com/fastsqlite/sqlite3 v0.0.0-00010101000000-000000000000
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/ncruces/go-sqlite3 v0.37.0
-	modernc.org/sqlite v1.62.0
+	modernc.org/sqlite v1.63.0
 )
 
 require (

@@ -186,7 +186,10 @@ static int suite(void) {
            "  3.25, -0.000125, 'alpha', 'The quick brown fox jumps over the lazy dog',"
            "  'naïve café ✓', x'000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', NULL);"
            "CREATE TABLE bench_step (x INTEGER);"
-           "create table bench (n varchar(32), i integer, d double, s varchar(32), t datetime);"));
+           "create table bench (n varchar(32), i integer, d double, s varchar(32), t datetime);"
+           "CREATE TABLE tiny (id INTEGER PRIMARY KEY, v INTEGER NOT NULL);"
+           "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < 1000)"
+           "  INSERT INTO tiny SELECT x, x*1000 FROM r;"));
   sqlite3_stmt *st;
   TRY(prepare(db, "insert into bench values (?, ?, ?, ?, ?)", &st));
   for (int i = 0; i < 100; i++) {
@@ -266,6 +269,29 @@ static int wl_params(long n) {
   TRY(prepare(suite_db, "select ?, ?, ?, ?", &st));
   timer_start();
   for (long i = 0; i < n; i++) TRY(op_params(st));
+  timer_stop();
+  sqlite3_finalize(st);
+  return 0;
+}
+
+/* PreparedQueryRow: one INTEGER by primary key, keys cycling through the
+ * 1,000 rows of "tiny". */
+#define TINY_ROWS 1000
+
+static int op_tiny(sqlite3_stmt *st, int64_t key) {
+  sqlite3_bind_int64(st, 1, key);
+  CK(suite_db, sqlite3_step(st), SQLITE_ROW);
+  sink += (uint64_t)sqlite3_column_int64(st, 0);
+  sqlite3_reset(st);
+  return 0;
+}
+
+static int wl_tiny(long n) {
+  sqlite3_stmt *st;
+  TRY(suite());
+  TRY(prepare(suite_db, "SELECT v FROM tiny WHERE id = ?", &st));
+  timer_start();
+  for (long i = 0; i < n; i++) TRY(op_tiny(st, i % TINY_ROWS + 1));
   timer_stop();
   sqlite3_finalize(st);
   return 0;
@@ -755,6 +781,8 @@ typedef struct {
   const char *unit;   /* that metric's unit */
 } workload;
 
+#define SHAPE "an application-shaped workload; the C program has none"
+
 /* The same names and order as bench/workload.All. */
 static const workload all[] = {
     {"Exec", wl_exec, NULL, 0, NULL},
@@ -776,9 +804,23 @@ static const workload all[] = {
     {"BatchInsert/Bulk", wl_batch_insert, NULL, BATCH_ROWS, "ns/row"},
     {"PointLookup/1", wl_point1, NULL, 0, NULL},
     {"PointLookup/8", wl_point8, NULL, 0, NULL},
+    {"PreparedQueryRow", wl_tiny, NULL, 0, NULL},
     {"Context/Background", wl_context_background, NULL, 0, NULL},
     {"Context/Cancellable", wl_context_cancellable, NULL, 0, NULL},
     {"CancelLatency", wl_cancel_latency, NULL, 0, NULL},
+    /* The application-shaped workloads (bench/workload/shapes.go) measure
+     * drivers against each other; they have no C program. */
+    {"ReadOnlyTx/1", NULL, SHAPE, 0, NULL},
+    {"ReadOnlyTx/10", NULL, SHAPE, 0, NULL},
+    {"PointLookup/Stmt", NULL, SHAPE, 0, NULL},
+    {"Populate", NULL, SHAPE, 0, NULL},
+    {"Blog/writes=10/tx=no", NULL, SHAPE, 0, NULL},
+    {"Blog/writes=10/tx=yes", NULL, SHAPE, 0, NULL},
+    {"Blog/writes=90/tx=no", NULL, SHAPE, 0, NULL},
+    {"Blog/writes=90/tx=yes", NULL, SHAPE, 0, NULL},
+    {"Analytic/JSON", NULL, SHAPE, 0, NULL},
+    {"Analytic/Window", NULL, SHAPE, 0, NULL},
+    {"Analytic/GroupBy", NULL, SHAPE, 0, NULL},
 };
 #define NWORKLOADS (sizeof all / sizeof all[0])
 

@@ -35,6 +35,13 @@ ONE_OP(cf_custom, custom_setup, custom_db, "SELECT custom_add(1,2)", op_custom)
 ONE_OP(cf_wide_scan, wide_setup, wide_db, "SELECT * FROM wide", op_wide_scan)
 ONE_OP(cf_int_scan, int_setup, int_db, "SELECT a, b, c FROM ints", op_int_scan)
 
+int cf_tiny(int64_t key) {
+  static sqlite3_stmt *st;
+  TRY(suite());
+  TRY(kept(suite_db, "SELECT v FROM tiny WHERE id = ?", &st));
+  return op_tiny(st, key);
+}
+
 int cf_exec_step(void) {
   int64_t a = 0, b = 0;
   TRY(suite());

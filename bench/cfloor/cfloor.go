@@ -44,6 +44,7 @@ func Ops() workload.FloorOps {
 		Custom:     func() error { return check(C.cf_custom()) },
 		WideScan:   func() error { return check(C.cf_wide_scan()) },
 		IntScan:    func() error { return check(C.cf_int_scan()) },
+		Tiny:       func(key int64) error { return check(C.cf_tiny(C.int64_t(key))) },
 		BatchExec: func(sql string) error {
 			s := C.CString(sql)
 			defer C.free(unsafe.Pointer(s))

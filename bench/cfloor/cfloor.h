@@ -18,6 +18,7 @@ int cf_query_step(void);
 int cf_custom(void);
 int cf_wide_scan(void);
 int cf_int_scan(void);
+int cf_tiny(int64_t key);
 int cf_batch_exec(const char *sql);
 int cf_batch_row(int64_t r);
 int cf_batch_count(int64_t *n);

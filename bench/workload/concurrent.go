@@ -62,6 +62,7 @@ type ConcurrentCase struct {
 	inserts, writers int
 	readers          int
 	wal              bool
+	pool             string // a Turn case's pool (PoolConns, PoolDefault, PoolFour), or ModeSerial
 }
 
 // ConcurrentCases lists every concurrent workload in the order they run.
@@ -100,6 +101,26 @@ func concurrentCases() []ConcurrentCase {
 			})
 		}
 	}
+	// Issue 41: the default write path (no group commit) under contention,
+	// in the shapes a service has: one-row autocommit writes, and GORM's
+	// transactions of one and of two INSERTs, through the pool as a
+	// program configures it.
+	for _, inserts := range []int{0, 1, 2} {
+		for _, pool := range []string{PoolConns, PoolDefault, PoolFour} {
+			for _, writers := range TurnWriters {
+				cs = append(cs, ConcurrentCase{
+					Name:    TurnName(pool, inserts, writers),
+					mode:    ModeShared,
+					inserts: inserts, writers: writers, pool: pool,
+				})
+			}
+		}
+		cs = append(cs, ConcurrentCase{
+			Name: TurnName(ModeSerial, inserts, 1),
+			Ref:  true,
+			mode: ModeSerial, inserts: inserts, writers: 1, pool: ModeSerial,
+		})
+	}
 	for _, readers := range []int{4, 1} {
 		cs = append(cs, ConcurrentCase{
 			Name: fmt.Sprintf("WALGrowth/readers=%d", readers),
@@ -108,6 +129,29 @@ func concurrentCases() []ConcurrentCase {
 		})
 	}
 	return cs
+}
+
+// The pools of the Turn cases: a connection for every writer, all opened
+// beforehand (as the Writers cases); sql.Open's defaults (no limit on open
+// connections, two kept idle: the README's snippet as written); and
+// SetMaxOpenConns(4), fewer connections than writers.
+const (
+	PoolConns   = "conns"
+	PoolDefault = "default"
+	PoolFour    = "4"
+)
+
+// TurnWriters are the writer counts of the Turn cases.
+var TurnWriters = []int{1, 2, 4, 8, 16, 64}
+
+// turnTxTotal is a Turn case's transactions, shared by its writers (before
+// -txscale), so that a case with 64 writers takes as long as one with 1.
+const turnTxTotal = 4000
+
+// TurnName names a Turn case; pool ModeSerial is its reference row, the
+// same transactions from one goroutine.
+func TurnName(pool string, inserts, writers int) string {
+	return fmt.Sprintf("Turn/pool=%s/inserts=%d/writers=%d", pool, inserts, writers)
 }
 
 // ConcurrentOptions sizes the concurrent workloads.
@@ -158,9 +202,12 @@ func RunConcurrent(d Driver, dir string, names []string, o ConcurrentOptions, re
 		path := filepath.Join(dir, fmt.Sprintf("conc-%d.db", i))
 		var m metrics
 		var err error
-		if c.wal {
+		switch {
+		case c.wal:
 			m, err = walGrowth(d, path, c, o)
-		} else {
+		case c.pool != "":
+			m, err = turnWriters(d, path, c, o)
+		default:
 			m, err = writers(d, path, c, o)
 		}
 		for _, suffix := range []string{"", "-wal", "-shm"} {
@@ -650,4 +697,111 @@ func walGrowth(d Driver, path string, c ConcurrentCase, o ConcurrentOptions) (me
 			c.Name, werrs.firstErr, rerrs.firstErr)
 	}
 	return m, nil
+}
+
+// turnWriters runs one Turn case: c.writers goroutines (one for the serial
+// reference) sharing turnTxTotal transactions of c.inserts rows (0: one
+// autocommit INSERT), through the pool c.pool.
+func turnWriters(d Driver, path string, c ConcurrentCase, o ConcurrentOptions) (metrics, error) {
+	total := max(1, int(math.Round(turnTxTotal*o.TxScale)))
+	goroutines := c.writers
+	txEach := (total + goroutines - 1) / goroutines
+	var db *sql.DB
+	var err error
+	switch c.pool {
+	case PoolConns:
+		db, err = openPool(d, path, c.writers, o)
+	case PoolFour:
+		db, err = openPool(d, path, 4, o)
+	case ModeSerial:
+		db, err = openPool(d, path, 1, o)
+	default:
+		// As sql.Open leaves it. Connections opened later get
+		// o.Synchronous only through the DSN (d.SyncParam).
+		db, err = openPool(d, path, 1, o)
+		db.SetMaxOpenConns(0)
+		db.SetMaxIdleConns(-1) // forget the one opened, then database/sql's default of 2
+		db.SetMaxIdleConns(2)
+	}
+	if err != nil {
+		return metrics{}, err
+	}
+	defer db.Close()
+	if _, err := walConfig(db); err != nil {
+		return metrics{}, err
+	}
+	payload := make([]byte, writersRowSize)
+	for i := range payload {
+		payload[i] = byte('a' + i%26)
+	}
+	if err := execAll(db, sqlWritersSchema); err != nil {
+		return metrics{}, err
+	}
+	if err := fill(db, writersPrefill, payload); err != nil {
+		return metrics{}, err
+	}
+
+	var werrs errCount
+	start := make(chan struct{})
+	lat := make([]latencies, goroutines)
+	var wg sync.WaitGroup
+	ctx := context.Background()
+	for w := range goroutines {
+		wg.Go(func() {
+			<-start
+			for i := range txEach {
+				t0 := time.Now()
+				if err := turnTx(ctx, db, w, i, c.inserts, payload); err != nil {
+					werrs.add(err)
+					continue
+				}
+				lat[w] = append(lat[w], time.Since(t0))
+			}
+		})
+	}
+	t0 := time.Now()
+	close(start)
+	wg.Wait()
+	wall := time.Since(t0)
+
+	var all []time.Duration
+	for _, l := range lat {
+		all = append(all, l...)
+	}
+	var rows int
+	if err := db.QueryRow("SELECT count(*) FROM t").Scan(&rows); err != nil {
+		return metrics{}, err
+	}
+	if want := writersPrefill + len(all)*max(c.inserts, 1); rows != want {
+		return metrics{}, fmt.Errorf("%d rows after %d committed transactions, want %d", rows, len(all), want)
+	}
+	m := metrics{n: len(all), wall: wall}
+	m.add("tx/s", float64(len(all))/wall.Seconds())
+	m.addLatencies("", all)
+	m.add("errors", float64(werrs.all.Load()))
+	m.add("busy-errors", float64(werrs.busy.Load()))
+	if werrs.all.Load() > 0 {
+		fmt.Fprintf(os.Stderr, "%s: first writer error %q\n", c.Name, werrs.firstErr)
+	}
+	return m, nil
+}
+
+// turnTx is one Turn transaction as GORM runs one: BeginTx, the INSERTs,
+// Commit; with inserts 0, one autocommit ExecContext.
+func turnTx(ctx context.Context, db *sql.DB, writer, i, inserts int, payload []byte) error {
+	if inserts == 0 {
+		_, err := db.ExecContext(ctx, sqlWritersInsert, writer, i, payload)
+		return err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	for k := range inserts {
+		if _, err := tx.ExecContext(ctx, sqlWritersInsert, writer, i*inserts+k, payload); err != nil {
+			tx.Rollback()
+			return err
+		}
+	}
+	return tx.Commit()
 }

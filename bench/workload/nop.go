@@ -45,6 +45,7 @@ func NopAnswers() map[string]*nopdriver.Answer {
 		sqlQueryStep:  one(int64(stepInserted), int64(stepInserted*(stepInserted-1)/2)),
 		sqlParallel:   one(int64(1), int64(2), int64(3), int64(4)),
 		sqlCustomAdd:  one(int64(3)),
+		sqlTiny:       one(int64(1000)),
 
 		sqlWideCheck:   one(int64(wideRows), int64(wideWidth), int64(wideWidth)),
 		sqlWideScan:    {Columns: wideNames, Rows: [][]driver.Value{wide}, Count: wideRows},
@@ -56,6 +57,7 @@ func NopAnswers() map[string]*nopdriver.Answer {
 		sqlContext:     one(int64(contextCount)),
 		sqlCancel:      {Columns: []string{"count(*)"}, Block: true},
 	}
+	addShapeAnswers(a, one)
 	return a
 }
 
@@ -67,6 +69,7 @@ type FloorOps struct {
 
 	Exec, Query, Params, Rows, Stmt10Cols, ExecStep, QueryStep func() error
 	Custom, WideScan, IntScan                                  func() error
+	Tiny                                                       func(key int64) error
 	BatchExec                                                  func(sql string) error
 	BatchRow                                                   func(id int64) error
 	PointOpen                                                  func() (any, error)
@@ -83,6 +86,12 @@ var FloorSkip = map[string]string{
 	"Context/Cancellable": "SQLite's own work, measured against C directly",
 	"CancelLatency":       "no database/sql floor to add",
 	"BatchInsert/Bulk":    "a direct-API workload",
+}
+
+func init() {
+	for _, name := range shapeNames {
+		FloorSkip[name] = "the C program does not run it"
+	}
 }
 
 // FloorAnswers returns the nop driver's answers with each workload's C op
@@ -118,6 +127,13 @@ func FloorAnswers(ops FloorOps) (map[string]*nopdriver.Answer, func(state *any, 
 	set(sqlWideScan, work(ops.WideScan))
 	set(sqlIntScan, work(ops.IntScan))
 	set("DELETE FROM batch", func(*any, []driver.NamedValue) error { return ops.BatchExec("DELETE FROM batch") })
+	set(sqlTiny, func(_ *any, args []driver.NamedValue) error {
+		key, ok := args[0].Value.(int64)
+		if !ok {
+			return fmt.Errorf("tiny key is %T", args[0].Value)
+		}
+		return ops.Tiny(key)
+	})
 	set(sqlBatchInsert, func(_ *any, args []driver.NamedValue) error {
 		id, ok := args[0].Value.(int) // the nop driver converts no argument
 		if !ok {

@@ -25,9 +25,11 @@ const (
 	sqlStepCount  = "SELECT count(*) FROM bench_step"
 	sqlParallel   = "SELECT 1, 2, 3, 4"
 	sqlCustomAdd  = "SELECT custom_add(1,2)"
+	sqlTiny       = "SELECT v FROM tiny WHERE id = ?"
 
 	historyRows = 100  // rows of the "bench" table that Rows and StmtRows read
 	stepStmts   = 1000 // statements in the ExecStep and QueryStep scripts
+	tinyRows    = 1000 // rows of the "tiny" table that PreparedQueryRow looks up
 	blobHex     = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
 	// Texts of the one bench10cols row.
@@ -44,6 +46,9 @@ var sqlSuiteSchema = []string{
 		3.25, -0.000125, 'alpha', '` + s10t2 + `', '` + s10t3 + `', x'` + blobHex + `', NULL)`,
 	`CREATE TABLE bench_step (x INTEGER)`,
 	"create table bench (n varchar(32), i integer, d double, s varchar(32), t datetime)",
+	`CREATE TABLE tiny (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)`,
+	`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r WHERE x < 1000)
+		INSERT INTO tiny SELECT x, x*1000 FROM r`,
 }
 
 const sqlHistoryInsert = "insert into bench values (?, ?, ?, ?, ?)"
@@ -352,5 +357,31 @@ func registerAdd(d Driver, db *sql.DB) error {
 			return skip("%T has no RegisterFunc method", dc)
 		}
 		return r.RegisterFunc("custom_add", func(x, y int64) int64 { return x + y }, false)
+	})
+}
+
+// suitePreparedQueryRow looks up one INTEGER column by primary key through a
+// statement prepared once, st.QueryRow(key).Scan(&v), keys cycling through
+// the 1,000 rows of "tiny" (keys and values past 255 are boxed, as an
+// application's are): a tiny query, so the time is mostly each driver's
+// per-execution path (bind, step, its Rows, reset), with no prepare and no
+// statement-cache lookup.
+func suitePreparedQueryRow(b *testing.B, db *sql.DB) error {
+	st, err := db.Prepare(sqlTiny)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var key int64
+	return loop(b, func() error {
+		key = key%tinyRows + 1
+		var v int64
+		if err := st.QueryRow(key).Scan(&v); err != nil {
+			return err
+		}
+		if v <= 0 || v%1000 != 0 { // the nop driver answers 1000 for every key
+			return fmt.Errorf("tiny row %d has v = %d", key, v)
+		}
+		return nil
 	})
 }

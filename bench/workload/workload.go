@@ -95,6 +95,7 @@ var All = []Workload{
 	{"BatchInsert/Bulk", directOnly},
 	{"PointLookup/1", func(b *testing.B, e *env) error { return pointLookup(b, e, 1) }},
 	{"PointLookup/8", func(b *testing.B, e *env) error { return pointLookup(b, e, pointWorkers) }},
+	{"PreparedQueryRow", onSuite(suitePreparedQueryRow)},
 	{"Context/Background", func(b *testing.B, e *env) error {
 		return contextQuery(b, e, context.Background())
 	}},
@@ -104,6 +105,18 @@ var All = []Workload{
 		return contextQuery(b, e, ctx)
 	}},
 	{"CancelLatency", cancelLatency},
+	// Application-shaped workloads (shapes.go).
+	{"ReadOnlyTx/1", func(b *testing.B, e *env) error { return readOnlyTx(b, e, 1) }},
+	{"ReadOnlyTx/10", func(b *testing.B, e *env) error { return readOnlyTx(b, e, readOnlyReads) }},
+	{"PointLookup/Stmt", pointStmt},
+	{"Populate", populate},
+	{"Blog/writes=10/tx=no", func(b *testing.B, e *env) error { return blog(b, e, 10, false) }},
+	{"Blog/writes=10/tx=yes", func(b *testing.B, e *env) error { return blog(b, e, 10, true) }},
+	{"Blog/writes=90/tx=no", func(b *testing.B, e *env) error { return blog(b, e, 90, false) }},
+	{"Blog/writes=90/tx=yes", func(b *testing.B, e *env) error { return blog(b, e, 90, true) }},
+	{"Analytic/JSON", func(b *testing.B, e *env) error { return analytic(b, e, analyticJSON) }},
+	{"Analytic/Window", func(b *testing.B, e *env) error { return analytic(b, e, analyticWindow) }},
+	{"Analytic/GroupBy", func(b *testing.B, e *env) error { return analytic(b, e, analyticGroupBy) }},
 }
 
 // Names returns the names of the workloads that match re (all when re is nil).

@@ -91,6 +91,7 @@ func TestFloorWiring(t *testing.T) {
 		Exec: count("Exec"), Query: count("Query"), Params: count("Params"), Rows: count("Rows"),
 		Stmt10Cols: count("Stmt10Cols"), ExecStep: count("ExecStep"), QueryStep: count("QueryStep"),
 		Custom: count("Custom"), WideScan: count("WideScan"), IntScan: count("IntScan"),
+		Tiny:       func(int64) error { calls["Tiny"]++; return nil },
 		BatchExec:  func(sql string) error { calls["BatchExec "+sql]++; return nil },
 		BatchRow:   func(int64) error { calls["BatchRow"]++; return nil },
 		PointOpen:  func() (any, error) { calls["PointOpen"]++; return new(int), nil },
@@ -122,6 +123,7 @@ func TestFloorWiring(t *testing.T) {
 		"IntScan":       {"IntScan", "IntSetup"},
 		"BatchInsert":   {"BatchRow", "BatchExec BEGIN", "BatchExec COMMIT", "BatchExec DELETE FROM batch"},
 		"PointLookup/1": {"Point", "PointOpen", "PointSetup"}, "PointLookup/8": {"Point"},
+		"PreparedQueryRow": {"Tiny"},
 	}
 	var names []string
 	for _, n := range Names(nil) {

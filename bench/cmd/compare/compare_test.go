@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -134,7 +135,7 @@ func TestParseDrivers(t *testing.T) {
 // looks for it: cmd/<driver> in the bench module, or in its nested module,
 // which has a go.mod of its own.
 func TestProgramsExist(t *testing.T) {
-	for _, d := range append(allDrivers[1:len(allDrivers):len(allDrivers)], directDrivers...) {
+	for _, d := range slices.Concat(allDrivers[1:], directDrivers, olderDrivers) {
 		dir := filepath.Join("..", "..")
 		if mod := nestedModules[d]; mod != "" {
 			dir = filepath.Join(dir, mod)

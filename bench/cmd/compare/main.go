@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,6 +51,12 @@ var allDrivers = []string{"c", "nop", "cfloor", "ours", "mattn", "modernc", "ncr
 // -only 'IntScan|...'.
 var directDrivers = []string{"dfloor", "direct", "ncrucesdirect", "zombiezendirect"}
 
+// olderDrivers are database/sql drivers at a version older than their
+// column's, run only when named (-drivers ours,ncruces,ncruces025): a number
+// measured elsewhere against an older release can be checked against the
+// newest in one interleaved run.
+var olderDrivers = []string{"ncruces025"}
+
 // floorPrograms are the programs that compile package cfloor, whose SQLite
 // must be built with the driver's options.
 var floorPrograms = map[string]bool{"cfloor": true, "dfloor": true}
@@ -58,7 +65,7 @@ var floorPrograms = map[string]bool{"cfloor": true, "dfloor": true}
 // of its own, in this directory under the bench module: their requirements
 // would otherwise join bench/'s and could move the versions of the drivers
 // it measures.
-var nestedModules = map[string]string{"zombiezendirect": "zombiezen"}
+var nestedModules = map[string]string{"zombiezendirect": "zombiezen", "ncruces025": "ncruces025"}
 
 func main() {
 	rounds := flag.Int("rounds", 5, "rounds: each runs every driver once, in a rotating order")
@@ -229,11 +236,11 @@ func parseDrivers(s string) ([]string, error) {
 	for d := range strings.SplitSeq(s, ",") {
 		d = strings.TrimSpace(d)
 		ok := false
-		for _, a := range append(allDrivers[:len(allDrivers):len(allDrivers)], directDrivers...) {
+		for _, a := range slices.Concat(allDrivers, directDrivers, olderDrivers) {
 			ok = ok || a == d
 		}
 		if !ok {
-			return nil, fmt.Errorf("unknown driver %q (have %s, %s)", d, strings.Join(allDrivers, ", "), strings.Join(directDrivers, ", "))
+			return nil, fmt.Errorf("unknown driver %q (have %s, %s, %s)", d, strings.Join(allDrivers, ", "), strings.Join(directDrivers, ", "), strings.Join(olderDrivers, ", "))
 		}
 		ds = append(ds, d)
 	}

@@ -283,6 +283,8 @@ func (r *results) writeTables(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 
+	r.writeTurnTables(w)
+
 	fmt.Fprintln(w, "### WAL growth: 1 writer (1 KB rows, one per autocommit INSERT), readers running short overlapping queries")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| driver | readers | WAL max MB | WAL at end MB | rows/s | write p99 | write max | reads/s | read p99 | read max | errors |")
@@ -308,5 +310,64 @@ func (r *results) writeTables(w io.Writer) {
 			fmt.Fprintf(w, "- %s\n", f)
 		}
 		fmt.Fprintln(w)
+	}
+}
+
+// writeTurnTables writes a table per shape and pool of the Turn cases that
+// some driver ran: a row per writer count, each driver's throughput and
+// latencies, and the one-serial-writer row of the drivers that ran it.
+func (r *results) writeTurnTables(w io.Writer) {
+	shapes := []string{"one-row autocommit writes", "one-insert transactions", "two-insert transactions"}
+	pools := []struct{ pool, what string }{
+		{workload.PoolConns, "a connection per writer"},
+		{workload.PoolDefault, "sql.Open's default pool"},
+		{workload.PoolFour, "SetMaxOpenConns(4)"},
+	}
+	for inserts, shape := range shapes {
+		for _, p := range pools {
+			var drivers []string
+			for _, d := range r.drivers {
+				if r.has(d, workload.TurnName(p.pool, inserts, 1)) {
+					drivers = append(drivers, d)
+				}
+			}
+			if len(drivers) == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "### Turn: %s, %s (tx/s; p50/p99/max ms)\n\n| writers |", shape, p.what)
+			for _, d := range drivers {
+				fmt.Fprintf(w, " %s tx/s | %s p50/p99/max |", d, d)
+			}
+			fmt.Fprint(w, "\n|---:|")
+			for range drivers {
+				fmt.Fprint(w, "---:|---:|")
+			}
+			fmt.Fprintln(w)
+			line := func(label string, name func(d string) string) {
+				fmt.Fprintf(w, "| %s |", label)
+				for _, d := range drivers {
+					n := name(d)
+					if !r.has(d, n) {
+						fmt.Fprint(w, " | |")
+						continue
+					}
+					fmt.Fprintf(w, " %s | %s/%s/%s |", r.cell(d, n, "tx/s", false), r.cell(d, n, "p50-ms", false),
+						r.cell(d, n, "p99-ms", false), r.cell(d, n, "max-ms", false))
+				}
+				fmt.Fprintln(w)
+			}
+			for _, n := range workload.TurnWriters {
+				line(fmt.Sprint(n), func(string) string { return workload.TurnName(p.pool, inserts, n) })
+			}
+			line("one serial writer", func(string) string { return workload.TurnName(workload.ModeSerial, inserts, 1) })
+			for _, d := range drivers {
+				for _, n := range workload.TurnWriters {
+					if e := r.errCell(d, workload.TurnName(p.pool, inserts, n)); e != "0" && e != "—" {
+						fmt.Fprintf(w, "\n%s, %d writers: errors %s\n", d, n, e)
+					}
+				}
+			}
+			fmt.Fprintln(w)
+		}
 	}
 }

@@ -30,7 +30,7 @@ func main() {
 		Label:       "modernc",
 		SQLName:     "sqlite",
 		RegisterAdd: func(any) error { return nil }, // done above
-		// modernc's own way, the _pragma list (v1.62 also takes mattn's
+		// modernc's own way, the _pragma list (v1.62 and later also take mattn's
 		// _journal_mode and _busy_timeout; _pragma is what its users
 		// write). _txlock as mattn's.
 		WALDSN: func(path string) string {
