@@ -213,6 +213,11 @@ func (b *SQLiteBlob) Reopen(rowid int64) error {
 // https://sqlite.org/c3ref/blob_close.html; one cgo call). Closing twice, or
 // after its connection closed, is harmless.
 func (b *SQLiteBlob) Close() error {
+	return b.c.core.acked(nil, b.closeBlob()) // replicate.go: a write through the blob commits as it closes
+}
+
+// closeBlob is Close.
+func (b *SQLiteBlob) closeBlob() error {
 	defer b.c.core.unlock(b.c.core.lock())
 	if b.h == nil {
 		return nil

@@ -173,6 +173,10 @@ struct bridge_conn {
                        ** that follows none is SQLite refusing to wait (an upgrade) */
   sqlite3_int64 wait_until; /* when non-zero, busy waits end by then (bridge_share_now's clock) */
   sqlite3_int64 reprepared; /* SQLITE_STMTSTATUS_REPREPARE of the statements finalized */
+  uint64_t commits;    /* transactions it committed, counted by its commit hook while
+                       ** count_commits is set (_replicate_wait: replicate.go reads it) */
+  uintptr_t commit_user; /* the Go commit hook's id (RegisterCommitHook), 0 for none */
+  int count_commits;   /* the commit hook counts commits */
   int unlock_waiting;  /* 1 while waiting for another connection's shared-cache
                        ** lock (sqlite_unlock_notify tag; always 0 without it),
                        ** stored atomically: tests read it while the wait runs */
@@ -327,7 +331,8 @@ void bridge_errinfo(bridge_conn *c);
 ** in bridge_hooks.c (the busy handler's in bridge_share_queue.c) hand it
 ** back to the exported Go entry points. Id 0 removes the hook. A stale id
 ** (its Go side released) makes the Go side do nothing. */
-void bridge_commit_hook(sqlite3 *db, uintptr_t h);
+void bridge_commit_hook(bridge_conn *c, uintptr_t h);
+void bridge_count_commits(bridge_conn *c);
 void bridge_rollback_hook(sqlite3 *db, uintptr_t h);
 void bridge_update_hook(sqlite3 *db, uintptr_t h);
 void bridge_preupdate_hook(sqlite3 *db, uintptr_t h);

@@ -152,7 +152,9 @@ static int bridge_group_conn(bridge_conn *c) {
 #ifdef BRIDGE_UNITY
   sqlite3 *db = c->db;
   if (!bridge_busy_ours(c) || c->depth > 0 || db->nVdbeActive != 0 || !bridge_group_clean(db)) return 0;
-  if (db->xUpdateCallback || db->xCommitCallback || db->xRollbackCallback || db->xPreUpdateCallback || db->xAuth ||
+  /* A commit hook that only counts (bridge_count_commits) fires on H alike:
+  ** H's commits are what the group's writers wait to see replicated. */
+  if (db->xUpdateCallback || (db->xCommitCallback && (db->pCommitArg != (void *)c || c->commit_user)) || db->xRollbackCallback || db->xPreUpdateCallback || db->xAuth ||
       db->mTrace)
     return 0;
   if (db->xWalCallback && db->xWalCallback != sqlite3WalDefaultHook) return 0;

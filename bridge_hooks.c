@@ -7,7 +7,13 @@
 #ifdef BRIDGE_TU /* compiled only inside bridge.c (see there) */
 
 
-static int bridge_commit_cb(void *h) { return goHookCommit((uintptr_t)h); }
+/* The commit hook is the connection's own: it counts the commits Go waits to
+** see replicated (count_commits), and calls the Go hook, if one is set. */
+static int bridge_commit_cb(void *p) {
+  bridge_conn *c = (bridge_conn *)p;
+  if (c->count_commits) c->commits++;
+  return c->commit_user ? goHookCommit(c->commit_user) : 0;
+}
 
 static void bridge_rollback_cb(void *h) { goHookRollback((uintptr_t)h); }
 
@@ -46,8 +52,14 @@ static int bridge_trace_cb(unsigned ev, void *h, void *p, void *x) {
   return goHookTrace((uintptr_t)h, ev, db, st, (char *)sql, ns, sqlite3_get_autocommit(db));
 }
 
-void bridge_commit_hook(sqlite3 *db, uintptr_t h) {
-  sqlite3_commit_hook(db, h ? bridge_commit_cb : 0, (void *)h);
+void bridge_commit_hook(bridge_conn *c, uintptr_t h) {
+  c->commit_user = h;
+  sqlite3_commit_hook(c->db, h || c->count_commits ? bridge_commit_cb : 0, c);
+}
+
+void bridge_count_commits(bridge_conn *c) {
+  c->count_commits = 1;
+  sqlite3_commit_hook(c->db, bridge_commit_cb, c);
 }
 
 void bridge_rollback_hook(sqlite3 *db, uintptr_t h) {

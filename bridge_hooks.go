@@ -49,7 +49,15 @@ var (
 )
 
 // cCommitHook calls sqlite3_commit_hook through bridge_commit_hook (id 0: remove).
-func cCommitHook(h connHandle, id uintptr) { C.bridge_commit_hook(h.db, C.uintptr_t(id)) }
+func cCommitHook(h connHandle, id uintptr) { C.bridge_commit_hook(h, C.uintptr_t(id)) }
+
+// cCountCommits makes the connection's commit hook count its commits
+// (replicate.go), for as long as the connection lives.
+func cCountCommits(h connHandle) { C.bridge_count_commits(h) }
+
+// cCommits is the count cCountCommits started: a read of the bridge's
+// memory, no cgo call.
+func cCommits(h connHandle) uint64 { return uint64(h.commits) }
 
 // cRollbackHook calls sqlite3_rollback_hook.
 func cRollbackHook(h connHandle, id uintptr) { C.bridge_rollback_hook(h.db, C.uintptr_t(id)) }

@@ -107,5 +107,8 @@ func (c *SQLiteConn) FileStats() (FileStats, bool) {
 	if g := c.core.gate; g != nil {
 		st.WriteQueue += g.queued()
 	}
+	if r := c.core.repl; r != nil {
+		r.stats(&st) // replicate.go
+	}
 	return st, true
 }

@@ -241,6 +241,11 @@ var errOwnCallback = directError(ErrMisuse, "statement used from a callback of i
 // it again does nothing. Column views from it must no longer be used. From a
 // callback of the statement's own step it is ErrMisuse, and does nothing.
 func (ds *DirectStmt) Finalize() error {
+	return ds.c.core.acked(ds.ctx, ds.finalizeNow()) // replicate.go: a write's statement may commit as it ends
+}
+
+// finalizeNow is Finalize.
+func (ds *DirectStmt) finalizeNow() error {
 	if ds.final {
 		return nil
 	}
@@ -292,6 +297,15 @@ func (ds *DirectStmt) Close() error { return ds.Finalize() }
 //
 // Cost: at most one cgo call; no allocation.
 func (ds *DirectStmt) Step() (bool, error) {
+	row, err := ds.stepNext()
+	if !row {
+		err = ds.c.core.acked(ds.ctx, err) // replicate.go: a write commits as its statement ends
+	}
+	return row, err
+}
+
+// stepNext is Step.
+func (ds *DirectStmt) stepNext() (bool, error) {
 	if err := ds.check(); err != nil {
 		return false, err
 	}
@@ -410,6 +424,11 @@ func (ds *DirectStmt) current() bool {
 // last run were Step's: Reset returns nil unless the statement is finalized
 // (or used from a callback of its own step).
 func (ds *DirectStmt) Reset() error {
+	return ds.c.core.acked(ds.ctx, ds.resetNow()) // replicate.go
+}
+
+// resetNow is Reset.
+func (ds *DirectStmt) resetNow() error {
 	if ds.final {
 		return directError(ErrMisuse, "statement is finalized")
 	}
@@ -471,6 +490,11 @@ func (ds *DirectStmt) dropPending() {
 // Cost: one cgo call; no allocation for numbers and for strings and byte
 // slices under 64 KiB, beyond the boxing of arguments Go does at the call.
 func (ds *DirectStmt) Exec(args ...any) error {
+	return ds.c.core.acked(ds.ctx, ds.execNow(args)) // replicate.go
+}
+
+// execNow is Exec.
+func (ds *DirectStmt) execNow(args []any) error {
 	if err := ds.check(); err != nil {
 		return err
 	}

@@ -36,6 +36,12 @@ const (
 // Go does. Run it inside a transaction: in autocommit mode each row is a
 // transaction of its own, and the disk syncs, not the calls, set the pace.
 func (ds *DirectStmt) ExecColumns(cols ...any) (int, error) {
+	n, err := ds.execColumnsNow(cols)
+	return n, ds.c.core.acked(ds.ctx, err) // replicate.go
+}
+
+// execColumnsNow is ExecColumns.
+func (ds *DirectStmt) execColumnsNow(cols []any) (int, error) {
 	if err := ds.check(); err != nil {
 		return 0, err
 	}

@@ -18,13 +18,15 @@ type config struct {
 	loc           *time.Location
 	txlock        string // the statement that begins a transaction
 	stmtCacheSize int
-	walBound      int64    // _wal_bound: bytes, 0 for none (bridge_share_bound.c)
-	deferFK       bool     // re-enable defer_foreign_keys in every transaction
-	strict        bool     // _strict: refuse what mattn/go-sqlite3 lets through (strict.go)
-	defensive     bool     // SQLITE_DBCONFIG_DEFENSIVE
-	pragmas       []string // run in order after open, each one statement
-	groupCommit   bool     // _group_commit: writes of the file's connections share transactions (group.go)
-	dsn           string   // as given: connections with the same one may group their writes
+	walBound      int64         // _wal_bound: bytes, 0 for none (bridge_share_bound.c)
+	deferFK       bool          // re-enable defer_foreign_keys in every transaction
+	strict        bool          // _strict: refuse what mattn/go-sqlite3 lets through (strict.go)
+	defensive     bool          // SQLITE_DBCONFIG_DEFENSIVE
+	pragmas       []string      // run in order after open, each one statement
+	groupCommit   bool          // _group_commit: writes of the file's connections share transactions (group.go)
+	replSocket    string        // _replicate_wait: Litestream's control socket (replicate.go)
+	replTimeout   time.Duration // _replicate_timeout: the bound on each wait for it
+	dsn           string        // as given: connections with the same one may group their writes
 }
 
 // The default prepared-statement cache size per connection (_stmt_cache_size).
@@ -49,6 +51,7 @@ func parseDSN(dsn string) (*config, error) {
 		txlock:        "BEGIN",
 		stmtCacheSize: defaultStmtCacheSize,
 		walBound:      defaultWALBound,
+		replTimeout:   defaultReplicateTimeout,
 		dsn:           dsn,
 	}
 	if i := strings.IndexByte(dsn, 0); i >= 0 {
@@ -149,6 +152,22 @@ func parseDSN(dsn string) (*config, error) {
 			return nil, badParam("_group_commit", v, "want a boolean (1, 0, true, false, yes, no, on, off)")
 		}
 		cfg.groupCommit = b == "1"
+	}
+	if v, ok := p.get("_replicate_wait"); ok {
+		if v == "" {
+			return nil, badParam("_replicate_wait", v, "want the path of Litestream's control socket")
+		}
+		cfg.replSocket = v
+	}
+	if v, ok := p.get("_replicate_timeout"); ok {
+		d, err := time.ParseDuration(v)
+		if n, nerr := strconv.Atoi(v); nerr == nil {
+			d, err = time.Duration(n)*time.Millisecond, nil
+		}
+		if err != nil || d <= 0 {
+			return nil, badParam("_replicate_timeout", v, "want a positive duration (10s, 1500ms) or number of milliseconds")
+		}
+		cfg.replTimeout = d
 	}
 	if v, ok := p.get("_defensive"); ok {
 		b, ok := boolValue(v)

@@ -15,6 +15,7 @@ import (
 // driverParams are the driver's own parameters (dsn.go), aliases included.
 var driverParams = []string{
 	"_loc", "_mutex", "_txlock", "_group_commit", "_busy_timeout", "_timeout", "_stmt_cache_size", "_wal_bound",
+	"_replicate_wait", "_replicate_timeout",
 	"_defensive", "_auto_vacuum", "_vacuum", "_case_sensitive_like", "_cslike",
 	"_defer_foreign_keys", "_defer_fk", "_foreign_keys", "_fk", "_ignore_check_constraints",
 	"_journal_mode", "_journal", "_locking_mode", "_locking", "_query_only",

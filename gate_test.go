@@ -305,3 +305,15 @@ func TestTurnPragmaBusyTimeout(t *testing.T) {
 		t.Errorf("waited %v, want about the pragma's 200 ms", waited)
 	}
 }
+
+// waitQueued waits until n wait for g's turn.
+func waitQueued(t *testing.T, g *writeGate, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for g.queued() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d wait for the turn, want %d", g.queued(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -194,6 +194,7 @@ func (c *SQLiteConn) execGrouped(w *watch, s *SQLiteStmt, query string, args []d
 			return nil, true, u.err
 		}
 		c.core.note.grouped = true // tracer.go
+		c.core.groupCommitted()
 		return c.newResult(u.after.rowid, u.after.changes), true, nil
 	case entry == entryHome:
 		var own groupUnit
@@ -225,6 +226,7 @@ func (c *SQLiteConn) queryGrouped(w watch, s *SQLiteStmt, query string, args []d
 			return nil, true, u.err
 		}
 		c.core.note.grouped = true // tracer.go
+		c.core.groupCommitted()
 		return s.bufferedRows(w, u.out, u.names), true, nil
 	case entry == entryHome:
 		own := groupUnit{rows: true}

@@ -64,18 +64,6 @@ func gateOf(t *testing.T, db *sql.DB) *writeGate {
 	return g
 }
 
-// waitQueued waits until n wait for g's turn.
-func waitQueued(t *testing.T, g *writeGate, n int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for g.queued() < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d wait for the turn, want %d", g.queued(), n)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // grouped runs the writes fns, each on a connection of its own, queued in
 // order behind a transaction that holds the turn; when it commits, the
 // first of them gets the turn and runs the others in its group. It returns

@@ -3,6 +3,8 @@
 package sqlite3
 
 import (
+	"context"
+	"database/sql/driver"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -73,6 +75,10 @@ type connCore struct {
 	waitLimited bool       // the operation's lock waits were cut short (gate.go); under mu
 	groupOn     bool       // _group_commit=1 (group.go); set at open
 	groupSig    groupSig   // whose writes it may run, and they its; set at open
+
+	repl    *replicator   // _replicate_wait (replicate.go); set at open
+	commits uint64        // the bridge's count of its commits when settle last looked; under mu
+	ackSeq  atomic.Uint64 // the last commit it made that no caller has waited to see replicated (0: none)
 }
 
 // lock takes the connection for one operation and returns what unlock
@@ -143,6 +149,74 @@ func (k *connCore) settle() {
 			cClearWait(k.h)
 		}
 	}
+	if k.repl != nil && k.h != nil {
+		if n := cCommits(k.h); n != k.commits {
+			k.commits = n
+			k.noteCommit()
+		}
+	}
+}
+
+// noteCommit records that the connection's operation committed just now
+// (replicate.go): the caller's acknowledgement waits for it (acked).
+func (k *connCore) noteCommit() {
+	k.ackSeq.Store(k.repl.committed())
+}
+
+// groupCommitted notes that the connection's write ran in another
+// connection's group, which has committed it (group.go): its caller's
+// acknowledgement waits for that commit as for one of its own.
+func (k *connCore) groupCommitted() {
+	if k.repl != nil {
+		k.noteCommit()
+	}
+}
+
+// acked is the end of every call that may acknowledge a commit, after the
+// exclusion was let go: with _replicate_wait, when the connection committed
+// since the last acknowledgement and err is nil, it waits until Litestream
+// confirms the commit on the replica (replicate.go), and returns the
+// ReplicationError that says it did not. Otherwise it returns err as it is.
+func (k *connCore) acked(ctx context.Context, err error) error {
+	if k.repl == nil {
+		return err
+	}
+	seq := k.ackSeq.Swap(0)
+	if seq == 0 || err != nil {
+		return err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return k.repl.wait(ctx, seq)
+}
+
+// ackedResult is acked for an Exec: the ReplicationError carries the
+// result of the write, whose commit stands.
+func (k *connCore) ackedResult(ctx context.Context, res driver.Result, err error) (driver.Result, error) {
+	if k.repl == nil {
+		return res, err
+	}
+	if aerr := k.acked(ctx, err); aerr != err {
+		aerr.(*ReplicationError).Result = res
+		return nil, aerr
+	}
+	return res, err
+}
+
+// ackedRows is acked for a Query: rows whose acknowledgement failed are
+// closed (their write is committed; the error says so).
+func (k *connCore) ackedRows(ctx context.Context, rows driver.Rows, err error) (driver.Rows, error) {
+	if k.repl == nil {
+		return rows, err
+	}
+	if aerr := k.acked(ctx, err); aerr != err {
+		if rows != nil {
+			rows.Close()
+		}
+		return nil, aerr
+	}
+	return rows, err
 }
 
 // tryReap finalizes the orphans, and closes a collected connection, unless

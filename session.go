@@ -459,6 +459,11 @@ func (c *Conflict) describe() string {
 // that looks up and writes each changed row, and one C-to-Go callback per
 // table (with a filter) and per conflict. Not in mattn/go-sqlite3.
 func (c *SQLiteConn) ApplyChangeset(changeset []byte, filter func(table string) bool, conflict func(*Conflict) ConflictAction) error {
+	return c.core.acked(nil, c.applyChangeset(changeset, filter, conflict)) // replicate.go: it commits outside a transaction
+}
+
+// applyChangeset is ApplyChangeset.
+func (c *SQLiteConn) applyChangeset(changeset []byte, filter func(table string) bool, conflict func(*Conflict) ConflictAction) error {
 	defer c.core.unlock(c.core.lock())
 	if err := c.usable(); err != nil {
 		return err

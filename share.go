@@ -76,40 +76,56 @@ type FileStats struct {
 	// Group commit (_group_commit=1, docs/group-commit.md).
 	GroupCommits  int64 // commits that held two or more writes
 	GroupedWrites int64 // the writes they held
+
+	// Replication (_replicate_wait, docs/replication.md): the
+	// acknowledgements that waited for Litestream's confirmation. Counted
+	// per file and control socket, by the connections of the pool asking.
+	Replications        int64         // Litestream's confirmations (one per request that succeeded)
+	ReplicatedWrites    int64         // writes acknowledged once confirmed (ReplicatedWrites/Replications: writes per upload)
+	ReplicationFailures int64         // writes told ErrNotReplicated: committed locally, not confirmed
+	ReplicationWaitTime time.Duration // the writes' total wait for a confirmation
+	ReplicationWaitMax  time.Duration // the longest
 }
 
 // MarshalJSON writes s with its durations in seconds (WriteWaitSeconds,
 // WriteWaitMaxSeconds, CheckpointSeconds, ReadersHeldSeconds,
-// ReadersHeldMaxSeconds), the unit a dashboard plots without arithmetic.
+// ReadersHeldMaxSeconds, ReplicationWaitSeconds, ReplicationWaitMaxSeconds),
+// the unit a dashboard plots without arithmetic.
 func (s FileStats) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Connections           int
-		WriteWaits            int64
-		WriteWaitSeconds      float64
-		WriteWaitMaxSeconds   float64
-		WriteQueue            int
-		BusyTimeouts          int64
-		UpgradeBusy           int64
-		WALBound              int64
-		WALBytes              int64
-		WALFileBytes          int64
-		Checkpoints           int64
-		CheckpointsFailed     int64
-		CheckpointsDeferred   int64
-		CheckpointSeconds     float64
-		LastCheckpointFrames  int
-		LastCheckpointDone    int
-		ReadersHeld           int64
-		ReadersHeldSeconds    float64
-		ReadersHeldMaxSeconds float64
-		GroupCommits          int64
-		GroupedWrites         int64
+		Connections               int
+		WriteWaits                int64
+		WriteWaitSeconds          float64
+		WriteWaitMaxSeconds       float64
+		WriteQueue                int
+		BusyTimeouts              int64
+		UpgradeBusy               int64
+		WALBound                  int64
+		WALBytes                  int64
+		WALFileBytes              int64
+		Checkpoints               int64
+		CheckpointsFailed         int64
+		CheckpointsDeferred       int64
+		CheckpointSeconds         float64
+		LastCheckpointFrames      int
+		LastCheckpointDone        int
+		ReadersHeld               int64
+		ReadersHeldSeconds        float64
+		ReadersHeldMaxSeconds     float64
+		GroupCommits              int64
+		GroupedWrites             int64
+		Replications              int64
+		ReplicatedWrites          int64
+		ReplicationFailures       int64
+		ReplicationWaitSeconds    float64
+		ReplicationWaitMaxSeconds float64
 	}{
 		s.Connections, s.WriteWaits, s.WriteWaitTime.Seconds(), s.WriteWaitMax.Seconds(), s.WriteQueue,
 		s.BusyTimeouts, s.UpgradeBusy, s.WALBound, s.WALBytes, s.WALFileBytes, s.Checkpoints,
 		s.CheckpointsFailed, s.CheckpointsDeferred, s.CheckpointTime.Seconds(), s.LastCheckpointFrames,
 		s.LastCheckpointDone, s.ReadersHeld, s.ReadersHeldTime.Seconds(), s.ReadersHeldMax.Seconds(),
-		s.GroupCommits, s.GroupedWrites,
+		s.GroupCommits, s.GroupedWrites, s.Replications, s.ReplicatedWrites, s.ReplicationFailures,
+		s.ReplicationWaitTime.Seconds(), s.ReplicationWaitMax.Seconds(),
 	})
 }
 

@@ -136,7 +136,35 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 			return nil, err
 		}
 	}
+	if cfg.replSocket != "" {
+		if err := c.replicateTo(cfg); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// replicateTo makes the connection's acknowledgements wait for Litestream
+// (_replicate_wait, replicate.go), once its settings (the DSN's, then the
+// ConnectHook's) are in place: Litestream replicates a WAL database file.
+func (c *SQLiteConn) replicateTo(cfg *config) error {
+	defer c.core.unlock(c.core.lock())
+	path := cDBFilename(c.h, "main")
+	if path == "" {
+		return driverError("_replicate_wait needs a database file (Litestream replicates files), not an in-memory or temporary database")
+	}
+	wal, err := c.queryInt("SELECT journal_mode = 'wal' FROM pragma_journal_mode")
+	if err != nil {
+		return err
+	}
+	if wal == 0 {
+		return driverError("_replicate_wait needs journal_mode=WAL (Litestream replicates the WAL): add _journal_mode=WAL to the DSN")
+	}
+	cCountCommits(c.h)
+	c.core.commits = cCommits(c.h)
+	c.core.repl = replicatorFor(cfg.replSocket, path, cfg.replTimeout)
+	return nil
 }
 
 // configure applies the DSN's settings that are SQL or sqlite3_db_config.
@@ -498,7 +526,11 @@ func (c *SQLiteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 		}
 		return tx, err
 	}
-	return c.beginTx(ctx, opts)
+	tx, err := c.beginTx(ctx, opts)
+	if err == nil && c.core.repl != nil {
+		tx.(*SQLiteTx).ctx = ctx // Commit's wait for the replica (replicate.go) is bounded by it
+	}
+	return tx, err
 }
 
 // beginTx is BeginTx, untraced.
@@ -624,7 +656,7 @@ func (c *SQLiteConn) endReadOnly() {
 // SQLiteTx is a transaction.
 type SQLiteTx struct {
 	c   *SQLiteConn
-	ctx context.Context // BeginTx's, for the tracer (tracer.go); nil when untraced
+	ctx context.Context // BeginTx's, for the tracer (tracer.go) and Commit's wait for the replica (replicate.go); else nil
 }
 
 // Commit commits the transaction. If COMMIT fails (say SQLITE_BUSY), the
@@ -632,10 +664,12 @@ type SQLiteTx struct {
 // database/sql considers the transaction over either way.
 func (tx *SQLiteTx) Commit() error {
 	if tx.c.tracer != nil {
-		_, err := traced(tx.c, tx.ctx, TraceCommit, "COMMIT", func(context.Context) (struct{}, error) { return struct{}{}, tx.commit() })
+		_, err := traced(tx.c, tx.ctx, TraceCommit, "COMMIT", func(context.Context) (struct{}, error) {
+			return struct{}{}, tx.c.core.acked(tx.ctx, tx.commit()) // replicate.go
+		})
 		return err
 	}
-	return tx.commit()
+	return tx.c.core.acked(tx.ctx, tx.commit()) // replicate.go
 }
 
 func (tx *SQLiteTx) commit() error {

@@ -134,7 +134,7 @@ func (r *SQLiteRows) Columns() []string {
 // BLOB to []byte, NULL to nil. Values stay valid after the next call.
 func (r *SQLiteRows) Next(dest []driver.Value) error {
 	if err := r.step(); err != nil {
-		return err
+		return r.ackedEnd(err)
 	}
 	if b := r.buf; b != nil {
 		copy(dest, b.rows[b.i])
@@ -276,6 +276,31 @@ func (r *SQLiteRows) value(i int) driver.Value {
 // Close ends the rows: the statement is reset (releasing its locks), or
 // finalized when the query prepared it. The query's cancellation is disarmed.
 func (r *SQLiteRows) Close() error {
+	if r.closed {
+		return nil
+	}
+	if k := r.s.c.core; k.repl != nil {
+		ctx := r.w.ctx
+		return k.acked(ctx, r.closeRows()) // replicate.go
+	}
+	return r.closeRows()
+}
+
+// ackedEnd is what the rows' end (io.EOF) becomes with _replicate_wait: a
+// write's statement (INSERT ... RETURNING) commits as it ends, and the
+// caller learns of it then (replicate.go).
+func (r *SQLiteRows) ackedEnd(err error) error {
+	if k := r.s.c.core; k.repl != nil && err == io.EOF {
+		if aerr := k.acked(r.w.ctx, nil); aerr != nil {
+			r.err = aerr
+			return aerr
+		}
+	}
+	return err
+}
+
+// closeRows is Close.
+func (r *SQLiteRows) closeRows() error {
 	if r.closed {
 		return nil
 	}

@@ -21,7 +21,7 @@ import (
 var _ driver.RowsColumnScanner = (*SQLiteRows)(nil)
 
 // NextRow advances to the next row without converting it.
-func (r *SQLiteRows) NextRow() error { return r.step() }
+func (r *SQLiteRows) NextRow() error { return r.ackedEnd(r.step()) }
 
 // ScanColumn stores column i of the current row in dest. sql.RawBytes points
 // into SQLite's memory (or the bridge's copy of a short row stepped ahead),

@@ -219,9 +219,13 @@ func (s *SQLiteStmt) Query(args []driver.Value) (driver.Rows, error) {
 // ExecContext binds args and runs the statement to completion in one cgo call.
 func (s *SQLiteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
 	if s.c.tracer != nil {
-		return traced(s.c, ctx, TraceExec, s.tracedSQL(), func(ctx context.Context) (driver.Result, error) { return s.execCtx(ctx, args) })
+		return traced(s.c, ctx, TraceExec, s.tracedSQL(), func(ctx context.Context) (driver.Result, error) {
+			res, err := s.execCtx(ctx, args)
+			return s.c.core.ackedResult(ctx, res, err) // replicate.go
+		})
 	}
-	return s.execCtx(ctx, args)
+	res, err := s.execCtx(ctx, args)
+	return s.c.core.ackedResult(ctx, res, err) // replicate.go
 }
 
 // execCtx is ExecContext, untraced.
@@ -250,9 +254,13 @@ func (s *SQLiteStmt) execCtx(ctx context.Context, args []driver.NamedValue) (dri
 // QueryContext binds args and steps the first row in one cgo call.
 func (s *SQLiteStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	if s.c.tracer != nil {
-		return tracedQuery(s.c, ctx, s.tracedSQL(), func(ctx context.Context) (driver.Rows, error) { return s.queryCtx(ctx, args) })
+		return tracedQuery(s.c, ctx, s.tracedSQL(), func(ctx context.Context) (driver.Rows, error) {
+			rows, err := s.queryCtx(ctx, args)
+			return s.c.core.ackedRows(ctx, rows, err) // replicate.go
+		})
 	}
-	return s.queryCtx(ctx, args)
+	rows, err := s.queryCtx(ctx, args)
+	return s.c.core.ackedRows(ctx, rows, err) // replicate.go
 }
 
 // queryCtx is QueryContext, untraced.
@@ -397,10 +405,16 @@ func (s *SQLiteStmt) queryRun(w watch) (driver.Rows, error) {
 func (c *SQLiteConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	if c.tracer != nil {
 		return traced(c, ctx, TraceExec, query, func(ctx context.Context) (driver.Result, error) {
-			defer c.core.unlock(c.core.lock())
-			return c.execContext(ctx, query, args)
+			res, err := c.execHeld(ctx, query, args)
+			return c.core.ackedResult(ctx, res, err) // replicate.go
 		})
 	}
+	res, err := c.execHeld(ctx, query, args)
+	return c.core.ackedResult(ctx, res, err) // replicate.go
+}
+
+// execHeld is execContext under the connection's exclusion.
+func (c *SQLiteConn) execHeld(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	defer c.core.unlock(c.core.lock())
 	return c.execContext(ctx, query, args)
 }
@@ -487,10 +501,16 @@ func (c *SQLiteConn) Exec(query string, args []driver.Value) (driver.Result, err
 func (c *SQLiteConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	if c.tracer != nil {
 		return tracedQuery(c, ctx, query, func(ctx context.Context) (driver.Rows, error) {
-			defer c.core.unlock(c.core.lock())
-			return c.queryContext(ctx, query, args)
+			rows, err := c.queryHeld(ctx, query, args)
+			return c.core.ackedRows(ctx, rows, err) // replicate.go
 		})
 	}
+	rows, err := c.queryHeld(ctx, query, args)
+	return c.core.ackedRows(ctx, rows, err) // replicate.go
+}
+
+// queryHeld is queryContext under the connection's exclusion.
+func (c *SQLiteConn) queryHeld(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	defer c.core.unlock(c.core.lock())
 	return c.queryContext(ctx, query, args)
 }
