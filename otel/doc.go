@@ -17,6 +17,12 @@
 // read, how long the operation waited for its file's write turn, whether
 // its write shared a group's COMMIT, SQLite's extended result code.
 //
+// RegisterFileStats makes a database file's sqlite3.FileStats observable
+// metrics under sqlite.*: waits for the write turn (count and seconds),
+// busy timeouts, refused upgrades, the WAL's size, use and bound (bytes),
+// the bound's checkpoints (count by result, and seconds), the readers they
+// held, group commits and the writes they held.
+//
 // The summary, operation and table are read from the statement's text in
 // one pass over its tokens, once per distinct statement (kept for up to 1024
 // statements of up to 4 KiB), so an operation pays a map lookup for them.
