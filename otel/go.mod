@@ -3,6 +3,7 @@ module github.com/fastsqlite/sqlite3/otel
 go 1.26.0
 
 require (
+	github.com/XSAM/otelsql v0.44.0
 	github.com/fastsqlite/sqlite3 v0.0.0-00010101000000-000000000000
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0

@@ -173,14 +173,16 @@ func (t *Tracer) TraceEnd(ctx context.Context, ev *sqlite3.TraceEvent) {
 			span.SetStatus(codes.Error, ev.Err.Error())
 		}
 		span.SetAttributes(kv...)
+		span.End(trace.WithTimestamp(ev.Start.Add(ev.Duration)))
+	} else {
+		span.End() // not sampled, or no SDK: nothing to time
 	}
-	span.End(trace.WithTimestamp(ev.Start.Add(ev.Duration)))
 
 	if !t.duration.Enabled(ctx) {
 		return
 	}
 	if ev.Err == nil {
-		t.duration.Record(ctx, ev.Duration.Seconds(), in.record)
+		t.duration.Record(ctx, ev.Duration.Seconds(), in.record...)
 		return
 	}
 	kv := make([]attribute.KeyValue, 0, len(in.metric)+2)
@@ -238,7 +240,7 @@ type opInfo struct {
 	kind   trace.SpanStartOption // client
 	attrs  trace.SpanStartOption // the span's start attributes
 	metric []attribute.KeyValue
-	record metric.RecordOption // metric's, as a set
+	record []metric.RecordOption // metric's, as a set
 }
 
 // Statements whose text is at most maxCachedSQL bytes keep their opInfo,
@@ -320,6 +322,6 @@ func (t *Tracer) newInfo(kind sqlite3.TraceKind, sql string) *opInfo {
 		kind:   trace.WithSpanKind(trace.SpanKindClient),
 		attrs:  trace.WithAttributes(spanKV...),
 		metric: metricKV,
-		record: metric.WithAttributeSet(attribute.NewSet(metricKV...)),
+		record: []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(metricKV...))},
 	}
 }
