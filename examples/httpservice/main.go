@@ -15,6 +15,10 @@
 // Without -db the database is a file in a temporary directory, removed at
 // exit. Interrupt (Ctrl-C) or SIGTERM shuts the server down gracefully:
 // requests in flight finish, then the pool closes.
+//
+// The same service exporting OpenTelemetry traces and metrics (stdout, or
+// OTLP behind a flag) is otel/examples/httpservice, in the adapter's own
+// module so that this one keeps no dependencies (docs/tracing.md).
 package main
 
 import (
