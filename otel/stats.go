@@ -37,6 +37,10 @@ const CheckpointResultKey = attribute.Key("sqlite.checkpoint.result")
 //	sqlite.checkpoint.hold_time     s             Counter        their total wait
 //	sqlite.group_commits            {commit}      Counter        commits that held two or more writes (_group_commit=1)
 //	sqlite.group_commit.writes      {write}       Counter        the writes they held
+//	sqlite.replications             {upload}      Counter        Litestream's confirmations (_replicate_wait)
+//	sqlite.replication.writes       {write}       Counter        writes acknowledged once confirmed
+//	sqlite.replication.failures     {write}       Counter        writes told ErrNotReplicated
+//	sqlite.replication.wait_time    s             Counter        the writes' total wait for a confirmation
 //
 // The numbers are the file's, for all the connections of the process
 // (every pool on the file reports the same ones): register one pool per
@@ -90,6 +94,10 @@ func RegisterFileStats(meter metric.Meter, db *sql.DB, attrs ...attribute.KeyVal
 	ins.holdTime = f64("sqlite.checkpoint.hold_time", "s", "Total time read transactions were held by the WAL bound.")
 	ins.groupCommits = i64("sqlite.group_commits", "{commit}", "Commits that held the writes of two or more connections.")
 	ins.groupedWrites = i64("sqlite.group_commit.writes", "{write}", "Writes held by group commits.")
+	ins.replications = i64("sqlite.replications", "{upload}", "Litestream's confirmations that the replica holds the writes (_replicate_wait).")
+	ins.replicatedWrites = i64("sqlite.replication.writes", "{write}", "Writes acknowledged once Litestream confirmed them.")
+	ins.replicationFailures = i64("sqlite.replication.failures", "{write}", "Writes committed locally whose replication Litestream did not confirm.")
+	ins.replicationWait = f64("sqlite.replication.wait_time", "s", "The writes' total wait for Litestream's confirmation.")
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -133,12 +141,18 @@ type fileInstruments struct {
 	holdTime        metric.Float64ObservableCounter
 	groupCommits    metric.Int64ObservableCounter
 	groupedWrites   metric.Int64ObservableCounter
+
+	replications        metric.Int64ObservableCounter
+	replicatedWrites    metric.Int64ObservableCounter
+	replicationFailures metric.Int64ObservableCounter
+	replicationWait     metric.Float64ObservableCounter
 }
 
 func (f *fileInstruments) all() []metric.Observable {
 	return []metric.Observable{f.connections, f.turnWaits, f.turnWaitTime, f.turnWaitMax, f.turnQueue,
 		f.busyTimeouts, f.refusedUpgrades, f.walSize, f.walUsage, f.walLimit, f.checkpoints,
-		f.checkpointTime, f.heldReaders, f.holdTime, f.groupCommits, f.groupedWrites}
+		f.checkpointTime, f.heldReaders, f.holdTime, f.groupCommits, f.groupedWrites,
+		f.replications, f.replicatedWrites, f.replicationFailures, f.replicationWait}
 }
 
 type observeOptions struct {
@@ -169,4 +183,8 @@ func (f *fileInstruments) observe(obs metric.Observer, st sqlite3.FileStats, o o
 	obs.ObserveFloat64(f.holdTime, st.ReadersHeldTime.Seconds(), o.base)
 	obs.ObserveInt64(f.groupCommits, st.GroupCommits, o.base)
 	obs.ObserveInt64(f.groupedWrites, st.GroupedWrites, o.base)
+	obs.ObserveInt64(f.replications, st.Replications, o.base)
+	obs.ObserveInt64(f.replicatedWrites, st.ReplicatedWrites, o.base)
+	obs.ObserveInt64(f.replicationFailures, st.ReplicationFailures, o.base)
+	obs.ObserveFloat64(f.replicationWait, st.ReplicationWaitTime.Seconds(), o.base)
 }

@@ -102,6 +102,10 @@ func TestFileStatsMetrics(t *testing.T) {
 		{"sqlite.checkpoint.hold_time", "sum", "s", 0},
 		{"sqlite.group_commits", "sum", "{commit}", 1},
 		{"sqlite.group_commit.writes", "sum", "{write}", 2},
+		{"sqlite.replications", "sum", "{upload}", 0}, // no _replicate_wait here: present, zero
+		{"sqlite.replication.writes", "sum", "{write}", 0},
+		{"sqlite.replication.failures", "sum", "{write}", 0},
+		{"sqlite.replication.wait_time", "sum", "s", 0},
 	} {
 		ps := points(t, rm, c.name)
 		if len(ps) == 0 {
