@@ -27,10 +27,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
-	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -38,16 +36,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	// go.mod replaces mattn's path with the driver in the repository root:
 	// this is fastsqlite/sqlite3, imported as a user who switched imports it.
 	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/fastsqlite/sqlite3/integration/internal/sidecar"
 )
 
 // The DSN the README recommends for servers ("Recommended settings for
@@ -178,16 +176,16 @@ dbs:
 	if err := os.WriteFile(cfgPath, []byte(yml), 0o644); err != nil {
 		return nil, err
 	}
-	ls, err := startLitestream(cfg.litestream, cfgPath, logPath)
+	ls, err := sidecar.Start(cfg.litestream, cfgPath, logPath)
 	if err != nil {
 		return nil, err
 	}
-	defer ls.kill()
-	if err := waitFor(30*time.Second, func() (bool, error) {
-		if ls.exited() {
-			return false, fmt.Errorf("litestream replicate exited at start: %v\n%s", ls.err, tail(logPath, 20))
+	defer ls.Kill()
+	if err := sidecar.WaitFor(30*time.Second, 100*time.Millisecond, func() (bool, error) {
+		if ls.Exited() {
+			return false, fmt.Errorf("litestream replicate exited at start: %v\n%s", ls.Err(), sidecar.Tail(logPath, 20))
 		}
-		return maxTXID(filepath.Join(replicaDir, "ltx", "0")) != "", nil
+		return sidecar.MaxTXID(filepath.Join(replicaDir, "ltx", "0")) != "", nil
 	}); err != nil {
 		return nil, fmt.Errorf("waiting for Litestream's first replica file: %w", err)
 	}
@@ -213,15 +211,15 @@ dbs:
 	remote := filepath.Join(replicaDir, "ltx", "0")
 	var last string
 	lastChange := time.Now()
-	caughtUp := waitFor(30*time.Second, func() (bool, error) {
-		l, r := maxTXID(local), maxTXID(remote)
+	caughtUp := sidecar.WaitFor(30*time.Second, 100*time.Millisecond, func() (bool, error) {
+		l, r := sidecar.MaxTXID(local), sidecar.MaxTXID(remote)
 		if sig := l + "/" + r; sig != last {
 			last, lastChange = sig, time.Now()
 		}
 		return l != "" && l == r && time.Since(lastChange) >= 3*time.Second, nil
 	})
 	synced := time.Since(stopped)
-	if err := ls.stop(45 * time.Second); err != nil {
+	if err := ls.Stop(45 * time.Second); err != nil {
 		failures = append(failures, fmt.Sprintf("litestream replicate did not stop cleanly on SIGTERM: %v", err))
 	}
 
@@ -234,7 +232,7 @@ dbs:
 	if err != nil {
 		return failures, err
 	}
-	lg, err := readLog(logPath)
+	lg, err := sidecar.ReadLog(logPath)
 	if err != nil {
 		return failures, err
 	}
@@ -249,24 +247,24 @@ dbs:
 	p50, p99, pmax, n := ld.readLatencies()
 	slow, stalled := ld.slowReads(cfg.maxRead)
 	fmt.Printf("reads: %d transactions, p50 %s, p99 %s, max %s, over %s: %d (of which the process's own stalls explain %d); read errors: %d\n",
-		n, round(p50), round(p99), round(pmax), cfg.maxRead, slow, stalled, ld.readErrors.Load())
-	fmt.Printf("stalls of the whole process (a 1 ms sleep that took over 10 ms): %d, longest %s\n", len(ld.stalls), round(ld.stallMax()))
+		n, sidecar.Round(p50), sidecar.Round(p99), sidecar.Round(pmax), cfg.maxRead, slow, stalled, ld.readErrors.Load())
+	fmt.Printf("stalls of the whole process (a 1 ms sleep that took over 10 ms): %d, longest %s\n", len(ld.stalls), sidecar.Round(ld.stallMax()))
 	fmt.Printf("WAL (sampled every 100 ms): largest file %s, most in use (FileStats.WALBytes) %s; at the end: file %s\n",
 		mib(ld.walMax.Load()), mib(ld.walInUseMax.Load()), mib(st.WALFileBytes))
 	if cfg.ckptMode != "" {
-		fmt.Printf("application checkpoints (%s every %s): %s, longest %s\n", cfg.ckptMode, cfg.ckptEvery, mapString(ld.ckpts, ""), round(ld.ckptMax))
+		fmt.Printf("application checkpoints (%s every %s): %s, longest %s\n", cfg.ckptMode, cfg.ckptEvery, sidecar.MapString(ld.ckpts, ""), sidecar.Round(ld.ckptMax))
 	}
 	fmt.Printf("FileStats: ReadersHeld %d, ReadersHeldMax %s, ReadersHeldTime %s, Checkpoints %d, CheckpointsFailed %d, CheckpointTime %s, WALFileBytes %d, WriteWaits %d, WriteWaitMax %s, BusyTimeouts %d\n",
-		st.ReadersHeld, round(st.ReadersHeldMax), round(st.ReadersHeldTime), st.Checkpoints, st.CheckpointsFailed,
-		round(st.CheckpointTime), st.WALFileBytes, st.WriteWaits, round(st.WriteWaitMax), st.BusyTimeouts)
+		st.ReadersHeld, sidecar.Round(st.ReadersHeldMax), sidecar.Round(st.ReadersHeldTime), st.Checkpoints, st.CheckpointsFailed,
+		sidecar.Round(st.CheckpointTime), st.WALFileBytes, st.WriteWaits, sidecar.Round(st.WriteWaitMax), st.BusyTimeouts)
 	if caughtUp != nil {
-		fmt.Printf("replica: not caught up after %s (%v); SIGTERM's final sync is the last chance\n", round(synced), caughtUp)
+		fmt.Printf("replica: not caught up after %s (%v); SIGTERM's final sync is the last chance\n", sidecar.Round(synced), caughtUp)
 	} else {
-		fmt.Printf("replica: caught up %s after the load stopped\n", round(synced))
+		fmt.Printf("replica: caught up %s after the load stopped\n", sidecar.Round(synced))
 	}
 	fmt.Printf("restored: %d rows (source %d), %d acknowledged missing, %d not acknowledged, integrity_check %q\n",
 		rc.rows, sourceRows, rc.missing, rc.extra, rc.integrity)
-	lg.report()
+	lg.Report()
 
 	// The verdict.
 	if ld.writeErrors.Load() > 0 || ld.readErrors.Load() > 0 {
@@ -281,19 +279,19 @@ dbs:
 	if rc.integrity != "ok" {
 		failures = append(failures, "integrity_check of the restored database: "+rc.integrity)
 	}
-	if lg.snapshots != 1 {
-		failures = append(failures, fmt.Sprintf("Litestream logged %d snapshots (want only its first): it lost its place in the WAL", lg.snapshots))
+	if lg.Snapshots != 1 {
+		failures = append(failures, fmt.Sprintf("Litestream logged %d snapshots (want only its first): it lost its place in the WAL", lg.Snapshots))
 	}
-	if lg.errors > 0 {
-		failures = append(failures, fmt.Sprintf("Litestream logged %d errors", lg.errors))
+	if lg.Errors > 0 {
+		failures = append(failures, fmt.Sprintf("Litestream logged %d errors", lg.Errors))
 	}
 	if st.ReadersHeld > 0 {
 		failures = append(failures, fmt.Sprintf("the WAL bound held %d read transactions (longest %s) for checkpoints (%d of %d failed)",
-			st.ReadersHeld, round(st.ReadersHeldMax), st.CheckpointsFailed, st.Checkpoints))
+			st.ReadersHeld, sidecar.Round(st.ReadersHeldMax), st.CheckpointsFailed, st.Checkpoints))
 	}
 	if slow > stalled {
 		failures = append(failures, fmt.Sprintf("%d read transactions took longer than %s (max %s), not counting the time the whole process stalled",
-			slow-stalled, cfg.maxRead, round(pmax)))
+			slow-stalled, cfg.maxRead, sidecar.Round(pmax)))
 	}
 	return failures, nil
 }
@@ -621,337 +619,32 @@ type restoreCheck struct {
 
 func checkRestored(path string, ld *load) (restoreCheck, error) {
 	var rc restoreCheck
-	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
+	r, err := sidecar.ReadRestored(path, "rows")
 	if err != nil {
 		return rc, err
 	}
-	defer db.Close()
-	var lines []string
-	rows, err := db.Query(`PRAGMA integrity_check`)
-	if err != nil {
-		return rc, fmt.Errorf("integrity_check of the restored database: %w", err)
-	}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			rows.Close()
-			return rc, err
-		}
-		lines = append(lines, s)
-	}
-	if err := rows.Close(); err != nil {
-		return rc, err
-	}
-	rc.integrity = strings.Join(lines, "; ")
-
-	present := make(map[int64]struct{})
-	rows, err = db.Query(`SELECT id FROM rows`)
-	if err != nil {
-		return rc, fmt.Errorf("read the restored rows: %w", err)
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return rc, err
-		}
-		present[id] = struct{}{}
-	}
-	if err := rows.Close(); err != nil {
-		return rc, err
-	}
-	rc.rows = int64(len(present))
+	rc.integrity = r.Integrity
+	rc.rows = int64(len(r.IDs))
 	acked := 0
 	for _, ids := range ld.ids {
 		acked += len(ids)
-		for _, id := range ids {
-			if _, ok := present[id]; !ok {
-				if rc.missing == 0 {
-					rc.firstMissing = id
-				}
-				rc.missing++
-			}
+		n, first := r.Missing(ids)
+		if n > 0 && rc.missing == 0 {
+			rc.firstMissing = first
 		}
+		rc.missing += int64(n)
 	}
 	rc.extra = rc.rows - (int64(acked) - rc.missing)
 	return rc, nil
 }
 
-// ---- Litestream, the process ----
-
-type sidecar struct {
-	cmd  *exec.Cmd
-	log  *os.File
-	done chan struct{}
-	err  error // Wait's, once done is closed
-}
-
-func startLitestream(bin, cfgPath, logPath string) (*sidecar, error) {
-	f, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, "replicate", "-config", cfgPath)
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("start %s (go install github.com/benbjohnson/litestream/cmd/litestream@v0.5.18): %w", bin, err)
-	}
-	s := &sidecar{cmd: cmd, log: f, done: make(chan struct{})}
-	go func() {
-		s.err = cmd.Wait()
-		f.Close()
-		close(s.done)
-	}()
-	return s, nil
-}
-
-func (s *sidecar) exited() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// stop sends SIGTERM and waits at most timeout for a clean exit.
-func (s *sidecar) stop(timeout time.Duration) error {
-	if s.exited() {
-		return fmt.Errorf("exited before SIGTERM: %v", s.err)
-	}
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		return err
-	}
-	select {
-	case <-s.done:
-		return s.err
-	case <-time.After(timeout):
-		s.kill()
-		return fmt.Errorf("still running %s after SIGTERM: killed", timeout)
-	}
-}
-
-func (s *sidecar) kill() {
-	if !s.exited() {
-		s.cmd.Process.Kill()
-		<-s.done
-	}
-}
-
-// ---- Litestream, its log ----
-
-// logSummary is what Litestream v0.5.18's text log says about its place in
-// the WAL (db.go). At debug level every sync of the WAL into an LTX file logs
-//
-//	msg=sync db=app.db txid=... offset=... [chkpt=true] [snap=true] [reason="..."]
-//
-// snap=true is a snapshot: a full copy of the database instead of the WAL's
-// new frames. The first sync is one (no reason); any later one has a reason
-// that says how Litestream lost its place: "wal truncated by another process",
-// "wal header salt reset, snapshotting", "last page does not exist in last ltx
-// file, wal overwritten by another process", "full or restart checkpoint
-// detected, snapshotting" (verifyWithExecutor), or "checkpoint boundary
-// snapshot" after its own TRUNCATE checkpoint (past truncate-page-n, logged
-// as "forcing truncate checkpoint"). At trace level it says when it kept its
-// place across a change of the WAL: "wal restarted" (new salts, its last
-// frame still there: one restart since its last sync), "wal truncated after
-// sync to end (expected checkpoint)", and "prev frame mismatch,
-// snapshotting" (it reads the WAL again from its start). Its own checkpoints
-// log "msg=checkpoint mode=PASSIVE result=busy,log,checkpointed" (debug).
-// "snapshot complete" (info) is the store's level-9 snapshot, once at start
-// and then every snapshot interval (24 h by default): not a lost place.
-type logSummary struct {
-	snapshots   int            // sync lines with snap=true
-	reasons     map[string]int // their reasons
-	events      map[string]int // the trace and info lines about the WAL above
-	lines       []string       // the lines that matter, for the report
-	storeSnaps  int            // "snapshot complete" (level 9)
-	checkpoints map[string]int // Litestream's own, by mode and busy flag
-	syncs       int
-	errors      int
-	warnings    int
-}
-
-// walEvents are the messages counted in logSummary.events.
-var walEvents = []string{
-	"wal restarted",
-	"wal truncated after sync to end (expected checkpoint)",
-	"prev frame mismatch, snapshotting",
-	"forcing truncate checkpoint",
-	"wal restarted by passive checkpoint, skipping truncate checkpoint",
-	"checkpoint skipped, snapshot in progress",
-	"passive checkpoint skipped",
-}
-
-func readLog(path string) (*logSummary, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	lg := &logSummary{reasons: map[string]int{}, events: map[string]int{}, checkpoints: map[string]int{}}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	keep := func(line string) {
-		if len(lg.lines) < 40 {
-			lg.lines = append(lg.lines, line)
-		}
-	}
-	for sc.Scan() {
-		line := sc.Text()
-		msg := attr(line, "msg")
-		switch {
-		case msg == "sync":
-			lg.syncs++
-			if attr(line, "snap") == "true" {
-				lg.snapshots++
-				lg.reasons[attr(line, "reason")]++
-				keep(line)
-			}
-		case msg == "snapshot complete":
-			lg.storeSnaps++
-			keep(line)
-		case msg == "checkpoint":
-			res, _, _ := strings.Cut(attr(line, "result"), ",")
-			lg.checkpoints[attr(line, "mode")+" busy="+res]++
-		case slices.Contains(walEvents, msg):
-			if lg.events[msg] < 3 {
-				keep(line)
-			}
-			lg.events[msg]++
-		}
-		switch attr(line, "level") {
-		case "ERROR":
-			lg.errors++
-			keep(line)
-		case "WARN":
-			lg.warnings++
-			keep(line)
-		}
-	}
-	return lg, sc.Err()
-}
-
-func (lg *logSummary) report() {
-	fmt.Printf("Litestream log: %d syncs, %d snapshots (%s), %d store snapshots (\"snapshot complete\"), own checkpoints: %s, %d warnings, %d errors\n",
-		lg.syncs, lg.snapshots, mapString(lg.reasons, "first sync"), lg.storeSnaps, mapString(lg.checkpoints, ""), lg.warnings, lg.errors)
-	fmt.Printf("Litestream kept its place: %s\n", mapString(lg.events, ""))
-	for _, l := range lg.lines {
-		fmt.Println("  |", l)
-	}
-}
-
-// attr returns the value of key=value in a slog text line ("" if absent).
-func attr(line, key string) string {
-	i := strings.Index(line, " "+key+"=")
-	if i < 0 {
-		if !strings.HasPrefix(line, key+"=") {
-			return ""
-		}
-		i = -1
-	}
-	v := line[i+len(key)+2:]
-	if strings.HasPrefix(v, `"`) {
-		// A quoted value: up to the next unescaped quote.
-		for j := 1; j < len(v); j++ {
-			if v[j] == '\\' {
-				j++
-				continue
-			}
-			if v[j] == '"' {
-				return strings.ReplaceAll(v[1:j], `\"`, `"`)
-			}
-		}
-		return v[1:]
-	}
-	v, _, _ = strings.Cut(v, " ")
-	return v
-}
-
 // ---- small things ----
-
-// maxTXID returns the largest transaction ID of the LTX files in dir, as
-// Litestream names them (<min>-<max>.ltx, fixed-width hex), or "".
-func maxTXID(dir string) string {
-	entries, _ := os.ReadDir(dir)
-	best := ""
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".ltx") {
-			continue
-		}
-		_, hi, ok := strings.Cut(strings.TrimSuffix(name, ".ltx"), "-")
-		if ok && hi > best {
-			best = hi
-		}
-	}
-	return best
-}
-
-// waitFor polls f every 100 ms until it is true, fails, or timeout passes.
-func waitFor(timeout time.Duration, f func() (bool, error)) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, err := f()
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return errors.New("timed out after " + timeout.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func tail(path string, n int) string {
-	b, _ := os.ReadFile(path)
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-func mapString(m map[string]int, empty string) string {
-	if len(m) == 0 {
-		return "none"
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		name := k
-		if name == "" {
-			name = empty
-		}
-		parts = append(parts, fmt.Sprintf("%s: %d", name, m[k]))
-	}
-	return strings.Join(parts, ", ")
-}
 
 func rateString(rate int) string {
 	if rate == 0 {
 		return "full speed"
 	}
 	return fmt.Sprintf("%d rows/s in all", rate)
-}
-
-func round(d time.Duration) time.Duration {
-	switch {
-	case d >= time.Second:
-		return d.Round(time.Millisecond)
-	case d >= time.Millisecond:
-		return d.Round(10 * time.Microsecond)
-	default:
-		return d.Round(time.Microsecond)
-	}
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
