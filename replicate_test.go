@@ -346,10 +346,10 @@ func TestReplicateWaitFailures(t *testing.T) {
 	}
 
 	f.answer.Store(func(w http.ResponseWriter) {
-		fmt.Fprint(w, `{"status":"no_change","txid":9,"replicated_txid":8}`)
+		fmt.Fprint(w, `{"status":"synced_local","txid":9,"replicated_txid":8}`)
 	})
-	_, err = db.Exec("INSERT INTO t(v) VALUES ('behind')")
-	check("a replica behind", err, "replicated_txid 8 behind txid 9")
+	_, err = db.Exec("INSERT INTO t(v) VALUES ('not waited for')")
+	check("an answer that did not wait", err, `answered "synced_local"`)
 
 	release := make(chan struct{})
 	f.answer.Store(func(w http.ResponseWriter) { <-release })
@@ -398,6 +398,33 @@ func TestReplicateWaitFailures(t *testing.T) {
 	st, _ := Stats(context.Background(), db)
 	if st.ReplicationFailures != 5 {
 		t.Errorf("FileStats.ReplicationFailures = %d, want 5", st.ReplicationFailures)
+	}
+}
+
+// Litestream's 200 answer to a sync that waited confirms the request's
+// commits even when its replicated_txid trails its txid: another sync (a
+// request of another process or pool, or Litestream's own every second)
+// made an LTX file after this one's upload, before the answer read them.
+// Litestream v0.5.18 answered so for 2,452 of 6,053 writes of two pools of
+// 16 writers on one file in 5 s, each pool with its own requests.
+func TestReplicateWaitAnotherSyncMeanwhile(t *testing.T) {
+	db, f, _ := replicaPool(t, "", 0)
+	for i, body := range []string{
+		`{"status":"synced","txid":12,"replicated_txid":11}`,
+		`{"status":"no_change","txid":13,"replicated_txid":11}`,
+	} {
+		f.answer.Store(func(w http.ResponseWriter) { fmt.Fprint(w, body) })
+		if _, err := db.Exec("INSERT INTO t(v) VALUES (?)", i); err != nil {
+			t.Errorf("answer %s: %v, want the write acknowledged", body, err)
+		}
+	}
+	st, err := Stats(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Replications != 2 || st.ReplicatedWrites != 2 || st.ReplicationFailures != 0 {
+		t.Errorf("FileStats: %d confirmations, %d writes, %d failures; want 2, 2, 0",
+			st.Replications, st.ReplicatedWrites, st.ReplicationFailures)
 	}
 }
 
