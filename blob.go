@@ -3,6 +3,7 @@
 package sqlite3
 
 import (
+	"context"
 	"database/sql/driver"
 	"errors"
 	"io"
@@ -213,7 +214,7 @@ func (b *SQLiteBlob) Reopen(rowid int64) error {
 // https://sqlite.org/c3ref/blob_close.html; one cgo call). Closing twice, or
 // after its connection closed, is harmless.
 func (b *SQLiteBlob) Close() error {
-	return b.c.core.acked(nil, b.closeBlob()) // replicate.go: a write through the blob commits as it closes
+	return b.c.core.acked(context.Background(), b.closeBlob()) // replicate.go: a write through the blob commits as it closes
 }
 
 // closeBlob is Close.

@@ -312,11 +312,11 @@ func syncReplica(socket, path string, timeout time.Duration) error {
 	jerr := json.Unmarshal(payload, &a)
 	switch {
 	case status != 200 && a.Error != "":
-		return fmt.Errorf("Litestream answered %d: %s", status, a.Error)
+		return fmt.Errorf("answered %d: %s", status, a.Error)
 	case status != 200:
-		return fmt.Errorf("Litestream answered %d: %.200s", status, payload)
+		return fmt.Errorf("answered %d: %.200s", status, payload)
 	case jerr != nil:
-		return fmt.Errorf("Litestream's answer is not JSON: %w", jerr)
+		return fmt.Errorf("the answer is not JSON: %w", jerr)
 	case a.Status != "synced" && a.Status != "no_change":
 		return fmt.Errorf("answered %q (txid %d, replicated_txid %d), not that it waited for the upload", a.Status, a.TXID, a.ReplicatedTXID)
 	}

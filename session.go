@@ -3,6 +3,7 @@
 package sqlite3
 
 import (
+	"context"
 	"database/sql/driver"
 	"errors"
 	"iter"
@@ -459,7 +460,7 @@ func (c *Conflict) describe() string {
 // that looks up and writes each changed row, and one C-to-Go callback per
 // table (with a filter) and per conflict. Not in mattn/go-sqlite3.
 func (c *SQLiteConn) ApplyChangeset(changeset []byte, filter func(table string) bool, conflict func(*Conflict) ConflictAction) error {
-	return c.core.acked(nil, c.applyChangeset(changeset, filter, conflict)) // replicate.go: it commits outside a transaction
+	return c.core.acked(context.Background(), c.applyChangeset(changeset, filter, conflict)) // replicate.go: it commits outside a transaction
 }
 
 // applyChangeset is ApplyChangeset.
