@@ -71,6 +71,7 @@
 #include "bridge_readonly.c"
 #include "bridge_share.c"
 #include "bridge_share_hold.c"
+#include "bridge_share_holder.c"
 #include "bridge_share_queue.c"
 #include "bridge_share_vfs.c"
 #include "bridge_share_bound.c"

@@ -115,6 +115,22 @@ int bridge_nested_here(bridge_word *w);
 
 typedef struct bridge_conn bridge_conn;
 typedef struct bridge_stmt bridge_stmt;
+
+/* Who held a lock that a connection was refused (bridge_share_holder.c,
+** LockHolder in Go's lockholder.go). */
+#define BRIDGE_HOLDER_SQL 200
+typedef struct bridge_holder {
+  int kind;       /* BRIDGE_HOLDER_*: 0 none seen */
+  int reading;    /* it holds a read lock (a commit waits for readers), not the write lock */
+  int64_t conn;   /* BRIDGE_HOLDER_CONN: the connection's number (bridge_conn.id) */
+  int64_t held_ns; /* how long it had held the write lock (0: unknown) */
+  int pid;        /* BRIDGE_HOLDER_PROCESS: its process (0: unknown) */
+  int sql_len;    /* bytes of sql */
+  int sql_cut;    /* sql is the first BRIDGE_HOLDER_SQL bytes of a longer text */
+  char sql[BRIDGE_HOLDER_SQL + 1]; /* the first statement of its transaction, as far as seen */
+} bridge_holder;
+#define BRIDGE_HOLDER_CONN 1    /* a connection of this process, through the driver's VFS */
+#define BRIDGE_HOLDER_PROCESS 2 /* another process (pid when the OS tells it) */
 typedef struct bridge_file bridge_file;   /* bridge_share.c */
 typedef struct bridge_vfile bridge_vfile; /* bridge_share.c */
 
@@ -177,6 +193,12 @@ struct bridge_conn {
                        ** count_commits is set (_replicate_wait: replicate.go reads it) */
   uintptr_t commit_user; /* the Go commit hook's id (RegisterCommitHook), 0 for none */
   int count_commits;   /* the commit hook counts commits */
+  int64_t id;          /* the Go connection's number (connCore.id, SQLiteConn.ID), set once after open */
+  int holder_sql_pending; /* it took the write lock with BEGIN: its next statement names the
+                       ** transaction in its file's holder record (bridge_share_holder.c) */
+  bridge_holder refused_by; /* who held the lock when this process last refused it one
+                       ** (kind 0: not refused in the running step or prepare) */
+  bridge_holder held_by; /* output of bridge_share_holder */
   int unlock_waiting;  /* 1 while waiting for another connection's shared-cache
                        ** lock (sqlite_unlock_notify tag; always 0 without it),
                        ** stored atomically: tests read it while the wait runs */
@@ -449,6 +471,15 @@ int bridge_share_upgrade_busy(bridge_conn *c);
 /* Counts a group commit of n writes, in the file's stats. */
 void bridge_share_group_counted(bridge_conn *c, int64_t n);
 
+/* After SQLITE_BUSY on c: fills c->held_by with who held the lock (the
+** connection of this process that the refusal saw, else one holding it
+** now, else another process through F_GETLK) and counts the error, named
+** or not, in the file's stats (bridge_share_holder.c). */
+void bridge_share_holder(bridge_conn *c);
+
+/* Sets c's number (bridge_conn.id), which holder records name. */
+void bridge_share_set_id(bridge_conn *c, int64_t id);
+
 /* Sets c's _wal_bound (bytes, 0: off), and with it the file's bound: the
 ** smallest bound of the connections on the file, off while any connection
 ** of the process on it says 0. */
@@ -511,6 +542,7 @@ typedef struct bridge_file_stats {
   int64_t checkpoints_deferred; /* bound checkpoints run without holding readers: an older snapshot lived */
   int64_t bound;            /* the file's WAL bound in bytes (0: off) */
   int64_t groups, grouped;  /* group commits (group.go) of two or more writes; the writes they held */
+  int64_t busy_errors, busy_named; /* SQLITE_BUSY errors returned; of which named a holder */
 } bridge_file_stats;
 
 /* Fills out for c's main database; 0 when c has none (memory, another VFS). */

@@ -130,6 +130,10 @@ struct bridge_file {
   share_mutex mu;
   share_cond cv;
   bridge_vfile *owner;      /* holds the write lock, in this process */
+  int64_t owner_id;         /* its connection's number (bridge_conn.id), 0 when none */
+  int64_t owner_since;      /* when it took the lock (bridge_share_now) */
+  int owner_sql_len, owner_sql_cut; /* the statement that took it (bridge_share_holder.c) */
+  char owner_sql[BRIDGE_HOLDER_SQL + 1];
   bridge_vfile *head, *tail; /* waiting for it, in arrival order */
   bridge_vfile *opened;     /* its open main databases in this process, under mu */
   int inproc[5];            /* WAL read locks held in this process, by slot; atomic */
@@ -153,6 +157,7 @@ struct bridge_vfile {
   sqlite3_file *real;
   bridge_file *file;    /* for main databases and WALs on a known file */
   bridge_conn *conn;    /* the connection whose main database this is, if any */
+  int64_t conn_id;      /* its number (bridge_conn.id), readable under file->mu */
   int is_wal;
   int shared;           /* 1 once two connections link it: a shared cache, left to SQLite; atomic */
   int level;            /* rollback-journal lock level held (SQLITE_LOCK_*) */
@@ -373,6 +378,7 @@ void bridge_share_link(bridge_conn *c) {
     }
   } else {
     v->conn = c;
+    v->conn_id = c->id;
     v->file->conns++;
   }
   sqlite3_mutex_leave(share_reg);

@@ -90,6 +90,8 @@ func cShareStats(h connHandle, out *FileStats) bool {
 		WALBound:             int64(st.bound),
 		GroupCommits:         int64(st.groups),
 		GroupedWrites:        int64(st.grouped),
+		BusyErrors:           int64(st.busy_errors),
+		BusyNamed:            int64(st.busy_named),
 	}
 	return true
 }
@@ -111,4 +113,33 @@ func (c *SQLiteConn) FileStats() (FileStats, bool) {
 		r.stats(&st) // replicate.go
 	}
 	return st, true
+}
+
+// cSetConnID gives the connection its number (connCore.id), which lock
+// holders name (bridge_share_set_id).
+func cSetConnID(h connHandle, id uint64) { C.bridge_share_set_id(h, C.int64_t(id)) }
+
+// cLockHolder calls bridge_share_holder after an SQLITE_BUSY: who held the
+// lock, counted in the file's stats. Allocates the LockHolder and its SQL:
+// only on the error's path.
+func cLockHolder(h connHandle) *LockHolder {
+	C.bridge_share_holder(h)
+	hb := &h.held_by
+	lh := &LockHolder{Held: time.Duration(hb.held_ns)}
+	switch hb.kind {
+	case C.BRIDGE_HOLDER_CONN:
+		lh.InProcess, lh.Conn, lh.Reading = true, int64(hb.conn), hb.reading != 0
+		if n := int(hb.sql_len); n > 0 {
+			lh.TxSQL = C.GoStringN(&hb.sql[0], C.int(n))
+			if hb.sql_cut != 0 {
+				lh.TxSQL += "..."
+			}
+		}
+	case C.BRIDGE_HOLDER_PROCESS:
+		lh.PID = int(hb.pid)
+	}
+	if lh.Held > 0 {
+		lh.Since = time.Now().Add(-lh.Held)
+	}
+	return lh
 }

@@ -64,6 +64,7 @@ static int share_take_write(bridge_vfile *v, int (*lock)(bridge_vfile *, int, in
   share_lock(&f->mu);
   if ((f->owner && f->owner != v) || (f->head && f->head != v && !v->queued && share_may_queue(v)) ||
       (v->queued && f->head != v)) {
+    share_note_refusal(v, 0); /* bridge_share_holder.c */
     share_unlock(&f->mu);
     share_refused.v = v;
     share_refused.write = 1;
@@ -77,6 +78,7 @@ static int share_take_write(bridge_vfile *v, int (*lock)(bridge_vfile *, int, in
     share_lock(&f->mu);
   }
   if (rc == SQLITE_OK) {
+    if (f->owner != v) share_note_owner(f, v); /* bridge_share_holder.c */
     f->owner = v;
     if (v->queued) {
       int64_t w = bridge_share_now() - v->wait_start;
@@ -88,6 +90,7 @@ static int share_take_write(bridge_vfile *v, int (*lock)(bridge_vfile *, int, in
   } else if ((rc & 0xff) == SQLITE_BUSY) {
     share_refused.v = v;
     share_refused.write = 1;
+    share_note_refusal(v, 0);
   }
   share_unlock(&f->mu);
   return rc;

@@ -94,6 +94,9 @@ static int share_xlock(sqlite3_file *p, int level) {
     if ((rc & 0xff) == SQLITE_BUSY) {
       share_refused.v = v;
       share_refused.write = level == SQLITE_LOCK_SHARED ? SHARE_READER : 0;
+      share_lock(&v->file->mu);
+      share_note_refusal(v, level > SQLITE_LOCK_SHARED); /* bridge_share_holder.c */
+      share_unlock(&v->file->mu);
     }
   }
   if (rc == SQLITE_OK) v->level = level;

@@ -25,8 +25,10 @@ type Error struct {
 	ExtendedCode ErrNoExtended // extended result code
 	SystemErrno  syscall.Errno // the OS error behind an I/O failure, if any
 
-	err    string // SQLite's message (sqlite3_errmsg)
-	offset int    // byte offset of a syntax error in the SQL, or -1
+	err    string      // SQLite's message (sqlite3_errmsg)
+	offset int         // byte offset of a syntax error in the SQL, or -1
+	holder *LockHolder // who held the lock, for ErrBusy (lockholder.go)
+	hint   string      // what follows the holder in the message (upgradeBusyHint)
 }
 
 // Primary result codes, from https://sqlite.org/rescode.html.
@@ -138,10 +140,23 @@ func (err Error) Error() string {
 		}
 		str = cErrstr(code)
 	}
+	if err.holder != nil {
+		str += " (" + err.holder.Error() + ")"
+	}
+	str += err.hint
 	if err.SystemErrno == 0 {
 		return str
 	}
 	return str + ": " + err.SystemErrno.Error()
+}
+
+// Unwrap returns the LockHolder of a "database is locked" error (ErrBusy),
+// so that errors.As(err, &holder) finds it; nil otherwise.
+func (err Error) Unwrap() error {
+	if err.holder == nil {
+		return nil
+	}
+	return err.holder
 }
 
 // Is reports whether target is err's primary (ErrNo) or extended

@@ -280,9 +280,13 @@ const readmeSnippetFile = `package readmesnippets
 
 import (
 	"database/sql"
+	"errors"
+	"log"
 
 	"github.com/fastsqlite/sqlite3"
 )
+
+var _, _ = errors.As, log.Printf
 
 func reverse(s string) string { return s }
 

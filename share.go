@@ -58,6 +58,8 @@ type FileStats struct {
 	WriteQueue    int           // connections waiting now
 	BusyTimeouts  int64         // waits for a lock that ran out of busy timeout ("database is locked")
 	UpgradeBusy   int64         // writes refused at once because their transaction read first (see README, _txlock)
+	BusyErrors    int64         // "database is locked" errors (ErrBusy) returned, each with its LockHolder
+	BusyNamed     int64         // of which named the holder: a connection of the process or another process's PID
 
 	// The WAL (0 in rollback-journal mode) and its bound (_wal_bound).
 	WALBound             int64         // the file's bound in bytes (0: none)
@@ -100,6 +102,8 @@ func (s FileStats) MarshalJSON() ([]byte, error) {
 		WriteQueue                int
 		BusyTimeouts              int64
 		UpgradeBusy               int64
+		BusyErrors                int64
+		BusyNamed                 int64
 		WALBound                  int64
 		WALBytes                  int64
 		WALFileBytes              int64
@@ -121,7 +125,7 @@ func (s FileStats) MarshalJSON() ([]byte, error) {
 		ReplicationWaitMaxSeconds float64
 	}{
 		s.Connections, s.WriteWaits, s.WriteWaitTime.Seconds(), s.WriteWaitMax.Seconds(), s.WriteQueue,
-		s.BusyTimeouts, s.UpgradeBusy, s.WALBound, s.WALBytes, s.WALFileBytes, s.Checkpoints,
+		s.BusyTimeouts, s.UpgradeBusy, s.BusyErrors, s.BusyNamed, s.WALBound, s.WALBytes, s.WALFileBytes, s.Checkpoints,
 		s.CheckpointsFailed, s.CheckpointsDeferred, s.CheckpointTime.Seconds(), s.LastCheckpointFrames,
 		s.LastCheckpointDone, s.ReadersHeld, s.ReadersHeldTime.Seconds(), s.ReadersHeldMax.Seconds(),
 		s.GroupCommits, s.GroupedWrites, s.Replications, s.ReplicatedWrites, s.ReplicationFailures,

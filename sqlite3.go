@@ -109,6 +109,7 @@ func (d *SQLiteDriver) open(ctx context.Context, cfg *config) (driver.Conn, erro
 	cSetWALBound(h, cfg.walBound)
 	c := &SQLiteConn{h: h, loc: cfg.loc, txlock: cfg.txlock, deferFK: cfg.deferFK, strict: cfg.strict, word: word}
 	c.core = &connCore{h: h, word: word, id: coreIDs.Add(1)}
+	cSetConnID(h, c.core.id) // lockholder.go
 	if key := cShareFileKey(h); key != 0 {
 		c.core.gate = gateFor(key)                                                      // gate.go
 		c.core.groupOn, c.core.groupSig = cfg.groupCommit, groupSig{d: d, dsn: cfg.dsn} // group.go
@@ -246,6 +247,11 @@ var (
 	_ driver.Validator          = (*SQLiteConn)(nil)
 	_ driver.NamedValueChecker  = (*SQLiteConn)(nil)
 )
+
+// ID is the connection's number: unique in the process, in the order
+// connections opened. LockHolder.Conn and TraceEvent.Conn name connections
+// by it.
+func (c *SQLiteConn) ID() int64 { return int64(c.core.id) }
 
 // Close finalizes every statement still prepared on the connection and closes
 // it (sqlite3_close_v2). Closing twice is harmless.
@@ -426,9 +432,9 @@ func (c *SQLiteConn) errorFor(rc int, w *watch, base int) error {
 		// codes stay SQLite's.
 		if e, ok := err.(Error); ok {
 			if e.err == "" {
-				e.err = e.Error()
+				e.err = cErrstr(int(e.ExtendedCode))
 			}
-			e.err += upgradeBusyHint
+			e.hint = upgradeBusyHint // after the holder (lockholder.go)
 			return e
 		}
 	}
@@ -728,6 +734,9 @@ func errorFor(h connHandle, rc int, base int) error {
 		if e.Code == ErrIoErr || e.Code == ErrCantOpen {
 			e.SystemErrno = syscall.Errno(info.sysErrno)
 		}
+	}
+	if e.Code == ErrBusy {
+		e.holder = cLockHolder(h) // lockholder.go
 	}
 	return withHookPanic(h, e) // hooks.go: a hook's panic made this call fail
 }
