@@ -132,6 +132,7 @@ struct bridge_file {
   bridge_vfile *owner;      /* holds the write lock, in this process */
   int64_t owner_id;         /* its connection's number (bridge_conn.id), 0 when none */
   int64_t owner_since;      /* when it took the lock (bridge_share_now) */
+  int64_t owner_until;      /* when it let go (0: holds it); owner_* stay, naming the last owner */
   int owner_sql_len, owner_sql_cut; /* the statement that took it (bridge_share_holder.c) */
   char owner_sql[BRIDGE_HOLDER_SQL + 1];
   bridge_vfile *head, *tail; /* waiting for it, in arrival order */

@@ -49,6 +49,7 @@ static void share_note_owner(bridge_file *f, bridge_vfile *v) {
   bridge_conn *c = v->conn;
   f->owner_id = v->conn_id;
   f->owner_since = bridge_share_now();
+  f->owner_until = 0;
   share_copy_sql(f->owner_sql, &f->owner_sql_len, &f->owner_sql_cut, c ? c->running : 0);
   if (c) c->holder_sql_pending = share_sql_is(f->owner_sql, "BEGIN");
 }
@@ -65,13 +66,25 @@ static void bridge_share_note_sql(bridge_conn *c, sqlite3_stmt *st) {
   share_unlock(&v->file->mu);
 }
 
+static int share_last_owner_of(bridge_file *f, bridge_vfile *self, bridge_holder *h);
+
 /* Fills h with f's write lock's owner in this process; under f->mu. */
 static int share_owner_of(bridge_file *f, bridge_vfile *self, bridge_holder *h) {
   if (!f->owner || f->owner == self) return 0;
+  return share_last_owner_of(f, self, h);
+}
+
+/* Fills h with the connection of this process that last held f's write
+** lock, or holds it now, unless it is self; under f->mu. In WAL mode a
+** transaction that read first is refused its write (SQLITE_BUSY_SNAPSHOT)
+** when another committed since it read: that one, gone by then, is the
+** holder to name. */
+static int share_last_owner_of(bridge_file *f, bridge_vfile *self, bridge_holder *h) {
+  if (!f->owner_id || f->owner == self || (self && f->owner_id == self->conn_id && !f->owner)) return 0;
   h->kind = BRIDGE_HOLDER_CONN;
   h->reading = 0;
   h->conn = f->owner_id;
-  h->held_ns = bridge_share_now() - f->owner_since;
+  h->held_ns = (f->owner_until ? f->owner_until : bridge_share_now()) - f->owner_since;
   h->pid = 0;
   h->sql_len = f->owner_sql_len;
   h->sql_cut = f->owner_sql_cut;
@@ -84,8 +97,10 @@ static int share_owner_of(bridge_file *f, bridge_vfile *self, bridge_holder *h) 
 ** f->mu. Its statement is not known: a reader may be a Rows left open. */
 static int share_reader_of(bridge_file *f, bridge_vfile *self, bridge_holder *h) {
   bridge_vfile *q;
+  /* In WAL mode every reader holds SHARED, and blocks no writer. */
+  if (self && self->shm0) return 0;
   for (q = f->opened; q; q = q->fnext) {
-    if (q == self || q->level < SQLITE_LOCK_SHARED) continue;
+    if (q == self || q->level < SQLITE_LOCK_SHARED || q->shm0) continue;
     memset(h, 0, sizeof(*h));
     h->kind = BRIDGE_HOLDER_CONN;
     h->reading = 1;
@@ -168,6 +183,9 @@ void bridge_share_holder(bridge_conn *c) {
     h->pid = share_other_pid(c);
     found = h->pid != 0;
   }
+  /* Nobody holds it now: the last holder of the process let go as the
+  ** wait ended, or committed after this transaction read (WAL). */
+  if (!found && f) found = share_last_owner_of(f, v, h);
   if (f) {
     f->st.busy_errors++;
     if (found) f->st.busy_named++;

@@ -99,7 +99,10 @@ static int share_take_write(bridge_vfile *v, int (*lock)(bridge_vfile *, int, in
 static void share_drop_write(bridge_vfile *v) {
   bridge_file *f = v->file;
   share_lock(&f->mu);
-  if (f->owner == v) f->owner = 0;
+  if (f->owner == v) {
+    f->owner = 0;
+    f->owner_until = bridge_share_now(); /* bridge_share_holder.c */
+  }
   add(&f->released, 1);
   if (f->nwait > 0) share_broadcast(&f->cv); /* waiters count themselves under mu */
   share_unlock(&f->mu);

@@ -428,6 +428,12 @@ func lockHolderTorture(t *testing.T, journal string, d time.Duration, withProces
 		mu.Unlock()
 	}
 
+	// The other process first: its PID is known before any error can name it.
+	var ch *childHolder
+	if withProcess {
+		ch = startLockHolderChild(t, path, "IMMEDIATE")
+		childPID.Store(int64(ch.pid))
+	}
 	var wg sync.WaitGroup
 	run := func(f func(c *sql.Conn, id int64)) {
 		wg.Add(1)
@@ -481,7 +487,9 @@ func lockHolderTorture(t *testing.T, journal string, d time.Duration, withProces
 			i := log.begin(id)
 			if _, err := c.ExecContext(bg, "BEGIN"); err == nil {
 				var n int
-				c.QueryRowContext(bg, "SELECT count(*) FROM accounts").Scan(&n)
+				if err := c.QueryRowContext(bg, "SELECT count(*) FROM accounts").Scan(&n); err != nil {
+					check(err, from, "upgrade SELECT")
+				}
 				if _, err := c.ExecContext(bg, "UPDATE accounts SET balance = 0 WHERE id = 2"); err != nil {
 					check(err, from, "upgrade")
 				}
@@ -509,9 +517,7 @@ func lockHolderTorture(t *testing.T, journal string, d time.Duration, withProces
 			time.Sleep(30 * time.Millisecond)
 		}
 	})
-	if withProcess {
-		ch := startLockHolderChild(t, path, "IMMEDIATE")
-		childPID.Store(int64(ch.pid))
+	if ch != nil {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
