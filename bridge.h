@@ -198,6 +198,8 @@ struct bridge_conn {
                        ** transaction in its file's holder record (bridge_share_holder.c) */
   bridge_holder refused_by; /* who held the lock when this process last refused it one
                        ** (kind 0: not refused in the running step or prepare) */
+  int refused_excl;    /* the last refusal was of EXCLUSIVE (a rollback-journal commit, which
+                       ** waits for readers), in the running step or prepare */
   bridge_holder held_by; /* output of bridge_share_holder */
   int unlock_waiting;  /* 1 while waiting for another connection's shared-cache
                        ** lock (sqlite_unlock_notify tag; always 0 without it),

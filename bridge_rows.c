@@ -115,6 +115,7 @@ static int bridge_run_stmt(bridge_conn *c, sqlite3_stmt *st) {
   c->running = st;
   c->waited = 0;
   c->refused_by.kind = 0;
+  c->refused_excl = 0;
   if (c->holder_sql_pending) bridge_share_note_sql(c, st); /* bridge_share_holder.c */
   rc = sqlite3_step(st);
   c->running = outer;

@@ -110,17 +110,6 @@ static int share_reader_of(bridge_file *f, bridge_vfile *self, bridge_holder *h)
   return 0;
 }
 
-/* A lock refused to v in this process: keep in its connection who held it
-** (the write lock's owner, else a reader when v wants EXCLUSIVE); under
-** f->mu. */
-static void share_note_refusal(bridge_vfile *v, int exclusive) {
-  bridge_conn *c = v->conn;
-  if (!c) return;
-  if (!share_owner_of(v->file, v, &c->refused_by) && !(exclusive && share_reader_of(v->file, v, &c->refused_by))) {
-    c->refused_by.kind = 0;
-  }
-}
-
 #if defined(BRIDGE_UNITY) && SQLITE_OS_UNIX
 /* The process holding a POSIX lock on bytes [off, off+n) of fd that
 ** conflicts with a write lock (F_GETLK: never this process's own); 0 for
@@ -137,15 +126,15 @@ static int share_lock_pid(int fd, off_t off, off_t n) {
   return (int)l.l_pid;
 }
 
-/* Another process holding a lock of c's main database, through the unix
-** VFS's descriptors (the file's, and the WAL index's in WAL mode). */
-static int share_other_pid(bridge_conn *c) {
-  sqlite3_file *p = 0;
+/* Another process holding a lock of the database file p (the shim's or
+** the unix VFS's), through the unix VFS's descriptors (the file's, and the
+** WAL index's in WAL mode). */
+static int share_file_pid(sqlite3_file *p) {
   unixFile *u;
   int pid = 0;
-  if (sqlite3_file_control(c->db, "main", SQLITE_FCNTL_FILE_POINTER, &p) != SQLITE_OK || !p || !p->pMethods) return 0;
+  if (!p || !p->pMethods) return 0;
   if (p->pMethods >= &share_methods[0] && p->pMethods <= &share_methods[2]) p = ((bridge_vfile *)p)->real;
-  if (p->pMethods != &posixIoMethods) return 0;
+  if (!p || p->pMethods != &posixIoMethods) return 0;
   u = (unixFile *)p;
   if (u->pShm && u->pShm->pShmNode) {
     /* WAL: the write lock, then a checkpoint or recovery. */
@@ -157,11 +146,33 @@ static int share_other_pid(bridge_conn *c) {
   return pid;
 }
 #else
-static int share_other_pid(bridge_conn *c) {
-  (void)c;
+static int share_file_pid(sqlite3_file *p) {
+  (void)p;
   return 0;
 }
 #endif
+
+/* share_file_pid for c's main database. */
+static int share_other_pid(bridge_conn *c) {
+  sqlite3_file *p = 0;
+  if (sqlite3_file_control(c->db, "main", SQLITE_FCNTL_FILE_POINTER, &p) != SQLITE_OK) return 0;
+  return share_file_pid(p);
+}
+
+/* A lock refused to v in this process: keep in its connection who held it
+** (the write lock's owner, else a reader when v wants EXCLUSIVE); under
+** f->mu. */
+static void share_note_refusal(bridge_vfile *v, int exclusive) {
+  bridge_conn *c = v->conn;
+  if (!c) return;
+  c->refused_excl = exclusive;
+  if (share_owner_of(v->file, v, &c->refused_by) || (exclusive && share_reader_of(v->file, v, &c->refused_by))) return;
+  /* Another process's lock: asked now, as it may let go before the wait
+  ** ends (one fcntl per refusal, on the refused thread). */
+  memset(&c->refused_by, 0, sizeof(c->refused_by));
+  c->refused_by.pid = share_file_pid(&v->base);
+  c->refused_by.kind = c->refused_by.pid ? BRIDGE_HOLDER_PROCESS : 0;
+}
 
 void bridge_share_holder(bridge_conn *c) {
   bridge_holder *h = &c->held_by;
@@ -174,7 +185,9 @@ void bridge_share_holder(bridge_conn *c) {
       *h = c->refused_by;
       found = 1;
     } else {
-      found = share_owner_of(f, v, h) || share_reader_of(f, v, h);
+      /* Readers hold back only a commit (EXCLUSIVE); a refused write lock
+      ** (RESERVED) with no owner here is another process's. */
+      found = share_owner_of(f, v, h) || (c->refused_excl && share_reader_of(f, v, h));
     }
   }
   if (!found) {
@@ -192,6 +205,7 @@ void bridge_share_holder(bridge_conn *c) {
     share_unlock(&f->mu);
   }
   c->refused_by.kind = 0;
+  c->refused_excl = 0;
 }
 
 void bridge_share_set_id(bridge_conn *c, int64_t id) {

@@ -203,6 +203,7 @@ int bridge_prepare(bridge_conn *c, const char *sql, int n, unsigned int flags, u
   c->sql_len = n;
   if (bridge_arm(c, gen)) return SQLITE_INTERRUPT;
   c->refused_by.kind = 0;
+  c->refused_excl = 0;
   /* nByte includes the terminator: SQLite then parses in place, without a copy. */
   do {
     rc = bridge_compile(c, c->sql, c->sql_len + 1, flags, &st, &tail);
