@@ -10,7 +10,9 @@
 // -child) that opens the database with the README's server DSN plus
 // _replicate_wait=<socket> (and _group_commit=1 in every other cycle) and
 // runs 1, 16 or 64 writer goroutines, each inserting one row per commit
-// with ids of its own. After each acknowledged insert (Exec returned nil)
+// with ids of its own. In the third round of cycles the writers use two
+// pools whose DSNs spell the socket differently: two requesters on one
+// file, as two processes of the application would be. After each acknowledged insert (Exec returned nil)
 // the child writes the id to its stdout, a pipe the parent reads to the
 // end: once the child has written an id, the parent has it, whatever
 // happens to the child.
@@ -35,13 +37,16 @@
 // upload (Litestream's log at debug level: "ltx file uploaded" level=0, its
 // background syncs included), and fails (exit status 1) when an
 // acknowledged id is missing, integrity_check is not ok, a write failed
-// other than with ErrNotReplicated, the control run lost nothing, or the
-// 64-writer cycles shared confirmations among fewer than -minshare writes.
+// other than with ErrNotReplicated, a write was told ErrNotReplicated
+// though Litestream outlived the application, the control run lost
+// nothing, or the 64-writer cycles of one pool shared confirmations among
+// fewer than -minshare writes.
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -97,7 +102,7 @@ func main() {
 	flag.DurationVar(&cfg.minRun, "min", time.Second, "shortest time the application writes before the kill")
 	flag.DurationVar(&cfg.maxRun, "max", 2*time.Second, "longest time the application writes before the kill")
 	flag.DurationVar(&cfg.maxGap, "gap", 30*time.Millisecond, "the two kills are at most this far apart")
-	flag.Float64Var(&cfg.minShare, "minshare", 50, "64 writers: the fewest acknowledged writes per confirmation (FileStats, all 64-writer cycles) allowed")
+	flag.Float64Var(&cfg.minShare, "minshare", 50, "64 writers: the fewest acknowledged writes per confirmation (FileStats, the 64-writer cycles of one pool) allowed")
 	flag.Uint64Var(&cfg.seed, "seed", 0, "the schedule's random seed (0: from the clock)")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory (it is always kept when a check fails)")
 	flag.BoolVar(&cfg.control, "control", true, "run the control run (no _replicate_wait) too")
@@ -127,6 +132,7 @@ type cycle struct {
 	n       int // from 1, across the run
 	writers int
 	group   bool          // _group_commit=1
+	pools   int           // the child's pools on the file, each asking Litestream on its own
 	runFor  time.Duration // from the child's first write to the first kill
 	gap     time.Duration // Litestream is killed gap after the child (before it when negative)
 }
@@ -135,7 +141,11 @@ func schedule(cfg config) []cycle {
 	rng := rand.New(rand.NewPCG(cfg.seed, 39))
 	var cs []cycle
 	for k := range cfg.rounds * len(cfg.writers) {
-		c := cycle{n: k + 1, writers: cfg.writers[k%len(cfg.writers)], group: k%2 == 1}
+		c := cycle{n: k + 1, writers: cfg.writers[k%len(cfg.writers)], group: k%2 == 1, pools: 1}
+		if k/len(cfg.writers) == 2 && c.writers > 1 {
+			// The third round: two pools, as two processes would be.
+			c.pools = 2
+		}
 		c.runFor = cfg.minRun + time.Duration(rng.Int64N(int64(cfg.maxRun-cfg.minRun)+1))
 		if cfg.maxGap > 0 {
 			c.gap = time.Duration(rng.Int64N(2*int64(cfg.maxGap)+1)) - cfg.maxGap
@@ -188,17 +198,18 @@ func run(cfg config) int {
 	for _, m := range modes {
 		m.summary()
 	}
-	// The target, over the 64-writer cycles together (a cycle is a
-	// second or two: a stall of the loaded machine weighs less in three).
+	// The target, over the 64-writer cycles of one pool together (a
+	// cycle is a second or two: a stall of the loaded machine weighs less in
+	// two).
 	var confs, confirmed int64
 	for _, r := range wait.results {
-		if r.writers == 64 {
+		if r.writers == 64 && r.pools == 1 {
 			confs += r.confirmations
 			confirmed += r.confirmed
 		}
 	}
 	if confs > 0 && float64(confirmed)/float64(confs) < cfg.minShare {
-		failures = append(failures, fmt.Sprintf("wait, 64 writers: %.1f acknowledged writes per confirmation (FileStats), want >= %g",
+		failures = append(failures, fmt.Sprintf("wait, 64 writers, one pool: %.1f acknowledged writes per confirmation (FileStats), want >= %g",
 			float64(confirmed)/float64(confs), cfg.minShare))
 	}
 	if cfg.control && len(modes) == 2 && len(modes[1].results) == len(sched) {
@@ -302,8 +313,8 @@ dbs:
 	if err != nil {
 		return nil, fmt.Errorf("create table: %w", err)
 	}
-	fmt.Printf("%5s %7s %5s %6s %7s  %-34s %7s %8s %9s %6s %9s %8s  %s\n",
-		"cycle", "writers", "group", "ran", "paced", "killed first", "acks", "missing", "restored", "confs", "acks/conf", "uploads", "acks/upload")
+	fmt.Printf("%5s %7s %5s %5s %6s %7s  %-34s %7s %8s %9s %6s %9s %8s  %s\n",
+		"cycle", "writers", "pools", "group", "ran", "paced", "killed first", "acks", "missing", "restored", "confs", "acks/conf", "uploads", "acks/upload")
 	for i, c := range sched {
 		rate := 0.0
 		if pace != nil && i < len(pace.results) {
@@ -320,8 +331,8 @@ dbs:
 		if r.rate > 0 {
 			paced = fmt.Sprintf("%.0f/s", r.rate)
 		}
-		fmt.Printf("%5d %7d %5v %5.1fs %7s  %-34s %7d %8d %9d %6d %9s %8d  %s\n",
-			r.n, r.writers, r.group, r.ran, paced, r.killOrder(), r.acks, r.missing, r.restored, r.confirmations,
+		fmt.Printf("%5d %7d %5d %5v %5.1fs %7s  %-34s %7d %8d %9d %6d %9s %8d  %s\n",
+			r.n, r.writers, r.pools, r.group, r.ran, paced, r.killOrder(), r.acks, r.missing, r.restored, r.confirmations,
 			ratio(r.confirmed, r.confirmations), r.uploads, ratio(int64(r.acks), int64(r.uploads)))
 		if r.notReplicated > 0 || r.otherErrors > 0 {
 			fmt.Printf("      writes told ErrNotReplicated: %d (Litestream killed first, or before they were confirmed); other failed writes: %d\n",
@@ -382,7 +393,7 @@ func (m *mode) runCycle(cfg config, c cycle, rate float64) (r result, failures [
 		return r, failures, err
 	}
 	cmd := exec.Command(exe, "-child", "-dsn", dsn, "-writers", strconv.Itoa(c.writers), "-cycle", strconv.Itoa(c.n),
-		"-rate", strconv.FormatFloat(rate, 'f', 1, 64))
+		"-rate", strconv.FormatFloat(rate, 'f', 1, 64), "-pools", strconv.Itoa(c.pools))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -473,6 +484,11 @@ func (m *mode) runCycle(cfg config, c cycle, rate float64) (r result, failures [
 	if r.otherErrors > 0 {
 		fail("%d writes failed otherwise than with ErrNotReplicated", r.otherErrors)
 	}
+	if m.replicate && c.gap >= 0 && r.notReplicated > 0 {
+		// Litestream ran the whole life of the application: every request
+		// had its answer.
+		fail("%d writes told ErrNotReplicated though Litestream ran until the application was killed", r.notReplicated)
+	}
 	if r.acks == 0 {
 		fail("no write was acknowledged in %.1f s", r.ran)
 	}
@@ -527,7 +543,8 @@ func (m *mode) lostTotal() int {
 func (m *mode) summary() {
 	acks, confs, confirmed, uploads := 0, int64(0), int64(0), 0
 	lost := 0
-	byWriters := map[int][4]int64{} // acks, confirmations, confirmed, uploads
+	type shape struct{ writers, pools int }
+	byShape := map[shape][4]int64{} // acks, confirmations, confirmed, uploads
 	for _, r := range m.results {
 		acks += r.acks
 		confs += r.confirmations
@@ -536,27 +553,27 @@ func (m *mode) summary() {
 		if r.missing > 0 {
 			lost++
 		}
-		b := byWriters[r.writers]
+		b := byShape[shape{r.writers, r.pools}]
 		b[0] += int64(r.acks)
 		b[1] += r.confirmations
 		b[2] += r.confirmed
 		b[3] += int64(r.uploads)
-		byWriters[r.writers] = b
+		byShape[shape{r.writers, r.pools}] = b
 	}
 	fmt.Printf("%s: %d cycles, %d acknowledged writes, %d cycles with acknowledged writes missing from the restore (%d missing in all)\n",
 		m.name, len(m.results), acks, lost, m.lostTotal())
-	ws := make([]int, 0, len(byWriters))
-	for w := range byWriters {
-		ws = append(ws, w)
+	shapes := make([]shape, 0, len(byShape))
+	for sh := range byShape {
+		shapes = append(shapes, sh)
 	}
-	slices.Sort(ws)
-	for _, w := range ws {
-		b := byWriters[w]
+	slices.SortFunc(shapes, func(a, b shape) int { return cmp.Or(cmp.Compare(a.writers, b.writers), cmp.Compare(a.pools, b.pools)) })
+	for _, sh := range shapes {
+		b := byShape[sh]
 		if m.replicate {
-			fmt.Printf("  %2d writers: %6d acknowledged; acknowledged writes per confirmation (FileStats) %s; per upload (Litestream's log, level 0) %s: %s uploads per acknowledged write\n",
-				w, b[0], ratio(b[2], b[1]), ratio(b[0], b[3]), ratio3(b[3], b[0]))
+			fmt.Printf("  %2d writers, %d pool(s): %6d acknowledged; per confirmation (FileStats) %s; per upload (Litestream's log, level 0) %s: %s uploads per acknowledged write\n",
+				sh.writers, sh.pools, b[0], ratio(b[2], b[1]), ratio(b[0], b[3]), ratio3(b[3], b[0]))
 		} else {
-			fmt.Printf("  %2d writers: %6d acknowledged; per upload (Litestream's log, level 0) %s\n", w, b[0], ratio(b[0], b[3]))
+			fmt.Printf("  %2d writers, %d pool(s): %6d acknowledged; per upload (Litestream's log, level 0) %s\n", sh.writers, sh.pools, b[0], ratio(b[0], b[3]))
 		}
 	}
 }
@@ -603,17 +620,34 @@ func child(args []string) int {
 	writers := fs.Int("writers", 1, "")
 	cyc := fs.Int("cycle", 1, "")
 	rate := fs.Float64("rate", 0, "")
+	npools := fs.Int("pools", 1, "")
 	fs.Parse(args)
-	db, err := sql.Open("sqlite3", *dsn)
-	if err == nil {
-		err = db.Ping()
+	// Pool p > 0 spells the socket's path with p "/." more: the driver
+	// keys its requests by the path, so each pool asks Litestream on its
+	// own, as another process would (and, its DSN differing, groups its
+	// commits on its own).
+	var pools []*sql.DB
+	for p := range *npools {
+		d := *dsn
+		if p > 0 {
+			sock := d[strings.Index(d, "_replicate_wait=")+len("_replicate_wait="):]
+			sock, _, _ = strings.Cut(sock, "&")
+			if sock != "" {
+				d = strings.Replace(d, sock, filepath.Dir(sock)+strings.Repeat("/.", p)+"/"+filepath.Base(sock), 1)
+			}
+		}
+		db, err := sql.Open("sqlite3", d)
+		if err == nil {
+			err = db.Ping()
+		}
+		if err != nil {
+			fmt.Printf("open: %v\n", err)
+			return 1
+		}
+		db.SetMaxOpenConns(*writers + 1)
+		db.SetMaxIdleConns(*writers + 1)
+		pools = append(pools, db)
 	}
-	if err != nil {
-		fmt.Printf("open: %v\n", err)
-		return 1
-	}
-	db.SetMaxOpenConns(*writers + 1)
-	db.SetMaxIdleConns(*writers + 1)
 
 	var outMu sync.Mutex
 	say := func(s string) {
@@ -627,15 +661,22 @@ func child(args []string) int {
 	go func() {
 		for {
 			time.Sleep(50 * time.Millisecond)
-			st, err := sqlite3.Stats(context.Background(), db)
-			if err != nil {
-				continue
+			var cs childStats
+			for _, db := range pools {
+				st, err := sqlite3.Stats(context.Background(), db)
+				if err != nil {
+					continue
+				}
+				cs.Replications += st.Replications
+				cs.ReplicatedWrites += st.ReplicatedWrites
 			}
-			b, _ := json.Marshal(childStats{st.Replications, st.ReplicatedWrites, notReplicated.Load(), other.Load()})
+			cs.NotReplicated, cs.Other = notReplicated.Load(), other.Load()
+			b, _ := json.Marshal(cs)
 			say("s " + string(b) + "\n")
 		}
 	}()
 	for w := range *writers {
+		db := pools[w%len(pools)]
 		go func() {
 			base := int64(*cyc)<<40 | int64(w)<<24
 			var interval time.Duration // each writer's share of -rate
