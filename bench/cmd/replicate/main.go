@@ -55,8 +55,9 @@ import (
 	"github.com/fastsqlite/sqlite3/bench/internal/runbench"
 )
 
-// The driver's server DSN (the README's) with group commit.
-const baseDSN = "_journal_mode=WAL&_txlock=immediate&_busy_timeout=10000&_group_commit=1"
+// The driver's server DSN (the README's) with group commit, and SQLite's
+// auto-checkpoint off, as docs/replication.md says to beside Litestream.
+const baseDSN = "_journal_mode=WAL&_txlock=immediate&_busy_timeout=10000&_group_commit=1&_pragma=wal_autocheckpoint(0)"
 
 var allModes = []string{"plain", "wait", "post"}
 
