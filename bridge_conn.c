@@ -51,6 +51,10 @@ int bridge_close(bridge_conn *c) {
     c->stmts = s->next;
     bridge_free_stmt(s);
   }
+  /* The commit hook's argument is c (bridge_hooks.c), freed below: a commit
+  ** of the database after this, which sqlite3_close_v2 leaves open while a
+  ** BLOB handle is (its close commits), must not reach it. */
+  sqlite3_commit_hook(c->db, 0, 0);
   rc = sqlite3_close_v2(c->db);
   free(c->sql);
   free(c->args);
