@@ -1,6 +1,6 @@
 //go:build cgo
 
-package sqlite3_test
+package sqlite3
 
 import (
 	"context"
@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/fastsqlite/sqlite3"
 )
 
 // A "database is locked" says who held the lock; errors.As gives the same
@@ -38,7 +36,7 @@ func ExampleLockHolder() {
 	}
 	defer conn.Close()
 	var holderID int64
-	conn.Raw(func(dc any) error { holderID = dc.(*sqlite3.SQLiteConn).ID(); return nil })
+	conn.Raw(func(dc any) error { holderID = dc.(*SQLiteConn).ID(); return nil })
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		panic(err)
@@ -49,8 +47,8 @@ func ExampleLockHolder() {
 	}
 
 	_, err = db.Exec("UPDATE accounts SET balance = 0")
-	var h *sqlite3.LockHolder
-	if errors.Is(err, sqlite3.ErrBusy) && errors.As(err, &h) {
+	var h *LockHolder
+	if errors.Is(err, ErrBusy) && errors.As(err, &h) {
 		fmt.Println("in this process:", h.InProcess)
 		fmt.Println("the open transaction's connection:", h.Conn == holderID)
 		fmt.Println("its statement:", h.TxSQL)

@@ -1,13 +1,11 @@
 //go:build cgo
 
-package sqlite3_test
+package sqlite3
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
-
-	"github.com/fastsqlite/sqlite3"
 )
 
 // printTracer prints each operation as it ends. A tracer for spans starts
@@ -15,16 +13,16 @@ import (
 // TraceEnd.
 type printTracer struct{}
 
-func (printTracer) TraceStart(ctx context.Context, ev *sqlite3.TraceEvent) context.Context {
+func (printTracer) TraceStart(ctx context.Context, ev *TraceEvent) context.Context {
 	return ctx
 }
 
-func (printTracer) TraceEnd(ctx context.Context, ev *sqlite3.TraceEvent) {
+func (printTracer) TraceEnd(ctx context.Context, ev *TraceEvent) {
 	fmt.Printf("%s %q rows=%d err=%v\n", ev.Kind, ev.SQL, ev.Rows, ev.Err != nil)
 }
 
 func ExampleWithTracer() {
-	connector, err := sqlite3.NewConnector(":memory:", sqlite3.WithTracer(printTracer{}))
+	connector, err := NewConnector(":memory:", WithTracer(printTracer{}))
 	if err != nil {
 		panic(err)
 	}
