@@ -20,7 +20,7 @@ import (
 // BEGIN IMMEDIATE, INSERT, COMMIT.
 func BenchmarkFileWrite(b *testing.B) {
 	for _, conns := range []int{1, 4} {
-		for _, kind := range []string{"Exec", "Tx"} {
+		for _, kind := range []string{"Exec", "Tx", "Returning"} {
 			b.Run(fmt.Sprintf("%s/conns=%d", kind, conns), func(b *testing.B) {
 				db, err := sql.Open("sqlite3", filepath.Join(b.TempDir(), "w.db")+"?_journal_mode=WAL&_txlock=immediate")
 				if err != nil {
@@ -67,13 +67,15 @@ func BenchmarkFileWrite(b *testing.B) {
 
 // BenchmarkGroupCommit is writers goroutines writing one WAL file through
 // one pool, without and with _group_commit=1 (group.go): Exec is an
-// autocommit INSERT, Tx a BEGIN IMMEDIATE, INSERT, COMMIT. ns/op is per
+// autocommit INSERT, Tx a BEGIN IMMEDIATE, INSERT, COMMIT, Returning an
+// INSERT ... RETURNING read by QueryRow (a grouped write's rows are copied
+// in the group, converted by their caller). ns/op is per
 // write, all writers together: with one writer it is the lone writer's cost
 // of the switch. The writers=16-full cases run at _sync=FULL, where each
 // commit waits for an fsync (the others at the driver's NORMAL).
 func BenchmarkGroupCommit(b *testing.B) {
 	for _, writers := range []string{"1", "16", "16-full"} {
-		for _, kind := range []string{"Exec", "Tx"} {
+		for _, kind := range []string{"Exec", "Tx", "Returning"} {
 			for _, group := range []int{0, 1} {
 				b.Run(fmt.Sprintf("%s/writers=%s/group=%d", kind, writers, group), func(b *testing.B) {
 					dsn := filepath.Join(b.TempDir(), "w.db") + "?_journal_mode=WAL&_txlock=immediate&_busy_timeout=10000"
@@ -105,9 +107,14 @@ func BenchmarkGroupCommit(b *testing.B) {
 						b.Fatal(err)
 					}
 					write := func(i int) error {
-						if kind == "Exec" {
+						switch kind {
+						case "Exec":
 							_, err := db.Exec("INSERT INTO t VALUES (?)", i)
 							return err
+						case "Returning":
+							var x int
+							var s string
+							return db.QueryRow("INSERT INTO t VALUES (?) RETURNING x, 'row ' || x", i).Scan(&x, &s)
 						}
 						tx, err := db.Begin()
 						if err != nil {
