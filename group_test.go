@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -298,6 +299,61 @@ func TestGroupCommitQueryReturning(t *testing.T) {
 	var n int
 	if err := readers.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 4 {
 		t.Errorf("%d rows (%v), want 4", n, err)
+	}
+}
+
+// The rows of a grouped write are copied out in the group and converted by
+// their caller: every storage class comes back as without the switch (a
+// BLOB with a NUL byte, an empty TEXT and BLOB, NULL, a REAL, a TEXT past
+// any short-value copy), several rows each, through Scan and through
+// sql.RawBytes, whichever connection ran the write.
+func TestGroupCommitReturningValues(t *testing.T) {
+	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
+	testMustExec(t, db, "CREATE TABLE b(k INTEGER PRIMARY KEY, w TEXT, x ANY)")
+	long := strings.Repeat("long text ", 1000)
+	type row struct {
+		x   any
+		raw string
+	}
+	want := []row{{[]byte{0, 0xff, 'a'}, "\x00\xffa"}, {"", ""}, {[]byte{}, ""}, {nil, ""}, {1.5, "1.5"}, {long, long}}
+	const writers = 4
+	got := make([][]row, writers)
+	fns := make([]func() error, writers)
+	for i := range fns {
+		fns[i] = func() error {
+			rows, err := db.Query("INSERT INTO b(w, x) VALUES (?, ?), (?, ''), (?, x''), (?, NULL), (?, 1.5), (?, ?) RETURNING x, x",
+				"a", []byte{0, 0xff, 'a'}, "b", "c", "d", "e", "f", long)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var r row
+				var raw sql.RawBytes
+				if err := rows.Scan(&r.x, &raw); err != nil {
+					return err
+				}
+				r.raw = string(raw)
+				got[i] = append(got[i], r)
+			}
+			return rows.Err()
+		}
+	}
+	g0, u0 := groupCounts()
+	errs := grouped(t, db, fns...)
+	for i := range got {
+		if errs[i] != nil || len(got[i]) != len(want) {
+			t.Errorf("writer %d: %d rows (%v), want %d", i, len(got[i]), errs[i], len(want))
+			continue
+		}
+		for j, r := range got[i] {
+			if !reflect.DeepEqual(r, want[j]) {
+				t.Errorf("writer %d, row %d: %.60q, want %.60q", i, j, fmt.Sprintf("%#v", r), fmt.Sprintf("%#v", want[j]))
+			}
+		}
+	}
+	if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != writers {
+		t.Errorf("%d groups of %d writes, want 1 of %d", g1-g0, u1-u0, writers)
 	}
 }
 

@@ -24,23 +24,13 @@ type SQLiteRows struct {
 	buf     *rowsBuffer // the rows of a write run in a group, read there to the end (group.go)
 }
 
-// rowsBuffer holds the rows of a write that ran in a group of writes
-// (queryGrouped): read there to the end as Next converts them, and handed
-// out once the group has committed.
-type rowsBuffer struct {
-	rows  [][]driver.Value
-	names []string // the columns, as the group's connection prepared the statement; nil: the rows' statement's
-	i     int      // the current row
-}
-
-// bufferedRows returns rows that hand out vals, the rows of s's write read
-// in a group (names: their columns, when another connection ran it). No C
-// call is left to make but the reset at Close.
-func (s *SQLiteStmt) bufferedRows(w watch, vals [][]driver.Value, names []string) *SQLiteRows {
+// bufferedRows returns rows that hand out b, the rows of s's write read in
+// a group (group.go). No C call is left to make but the reset at Close.
+func (s *SQLiteStmt) bufferedRows(w watch, b *rowsBuffer) *SQLiteRows {
 	w.done()
 	s.run = rowCursor{}
 	r := s.newRows()
-	*r = SQLiteRows{s: s, w: w, done: len(vals) == 0, buf: &rowsBuffer{rows: vals, names: names, i: -1}}
+	*r = SQLiteRows{s: s, w: w, done: b.len() == 0, buf: b}
 	s.rows = r
 	if s.own == nil {
 		s.track() // as query: a statement the rows keep
@@ -136,10 +126,6 @@ func (r *SQLiteRows) Next(dest []driver.Value) error {
 	if err := r.step(); err != nil {
 		return r.ackedEnd(err)
 	}
-	if b := r.buf; b != nil {
-		copy(dest, b.rows[b.i])
-		return nil
-	}
 	r.decode(dest)
 	return nil
 }
@@ -155,11 +141,12 @@ func (r *SQLiteRows) step() error {
 		return io.EOF
 	}
 	if b := r.buf; b != nil {
-		if b.i+1 >= len(b.rows) {
+		if b.i+1 >= b.len() {
 			r.done = true
 			return io.EOF
 		}
 		b.i++
+		r.s.run.cur = b.row(b.i)
 		return nil
 	}
 	s := r.s
@@ -232,9 +219,18 @@ func (r *SQLiteRows) step() error {
 
 // decode converts the bridge's description of the current row.
 func (r *SQLiteRows) decode(dest []driver.Value) {
+	classes := r.classes()
 	for i := range min(len(r.s.run.cur), len(dest)) {
-		dest[i] = r.value(i)
+		dest[i] = r.value(i, classes[i])
 	}
+}
+
+// classes are the classes of the current row's columns.
+func (r *SQLiteRows) classes() []uint8 {
+	if r.buf != nil {
+		return r.buf.classes
+	}
+	return r.s.classes
 }
 
 // value converts column i of the current row (see Next). Each value is an
@@ -244,13 +240,13 @@ func (r *SQLiteRows) decode(dest []driver.Value) {
 // itself (docs/queries.md, retention_test.go): values cut from blocks shared
 // by many rows would keep the whole block, and every value the block's other
 // headers point at.
-func (r *SQLiteRows) value(i int) driver.Value {
+func (r *SQLiteRows) value(i int, class uint8) driver.Value {
 	s := r.s
 	col := &s.run.cur[i]
 	switch col.typ {
 	case typeInteger:
 		v := col.int64()
-		switch s.classes[i] {
+		switch class {
 		case classTime:
 			return unixTime(v, s.c.loc)
 		case classBool:
@@ -261,7 +257,7 @@ func (r *SQLiteRows) value(i int) driver.Value {
 		return col.float64()
 	case typeText:
 		src := col.bytes()
-		if s.classes[i] == classTime {
+		if class == classTime {
 			if t, ok := parseTime(src, s.c.loc); ok || !s.c.strict {
 				return t // unparseable: the zero time, as mattn/go-sqlite3 (strict.go)
 			}
@@ -308,7 +304,7 @@ func (r *SQLiteRows) closeRows() error {
 	r.w.done()
 	r.w = watch{} // a context kept by a block of Rows (newRows) would stay alive with it
 	if r.buf != nil {
-		r.buf.rows = nil
+		r.buf.drop()
 	}
 	s := r.s
 	if s.rows != r {
@@ -347,7 +343,7 @@ func (r *SQLiteRows) detach() {
 	r.w.done()
 	r.w = watch{}
 	if r.buf != nil {
-		r.buf.rows = nil
+		r.buf.drop()
 	}
 	if r.s.rows == r {
 		r.s.rows = nil

@@ -30,19 +30,15 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 	if r.done || r.closed || r.s.closed || r.s.c.closed.Load() {
 		return driverError("no current row to scan")
 	}
-	if b := r.buf; b != nil {
-		// A grouped write's rows (group.go), already converted as Next does.
-		if b.i < 0 || i < 0 || i >= len(b.rows[b.i]) {
-			return driverError("column index " + itoa(i) + " out of range")
-		}
-		return sql.ConvertAssign(scanCtx, dest, b.rows[b.i][i])
+	if r.buf != nil && r.buf.i < 0 {
+		return driverError("no current row to scan")
 	}
 	s := r.s
-	if i < 0 || i >= len(s.cols) {
+	if i < 0 || i >= len(s.run.cur) {
 		return driverError("column index " + itoa(i) + " out of range")
 	}
 	col := &s.run.cur[i]
-	class := s.classes[i]
+	class := r.classes()[i]
 	switch d := dest.(type) {
 	case *int64:
 		if d == nil {
@@ -178,7 +174,7 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 		if d == nil {
 			break // sql.ConvertAssign reports the nil destination
 		}
-		*d = r.value(i)
+		*d = r.value(i, class)
 		return nil
 	case *sql.NullTime:
 		if d == nil {
@@ -193,7 +189,7 @@ func (r *SQLiteRows) ScanColumn(scanCtx driver.ScanContext, i int, dest any) err
 			return nil
 		}
 	}
-	v := r.value(i)
+	v := r.value(i, class)
 	return sql.ConvertAssign(scanCtx, dest, v)
 }
 

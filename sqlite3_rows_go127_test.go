@@ -50,7 +50,7 @@ func TestScanColumnMatchesConvertAssign(t *testing.T) {
 	checked := 0
 	for r.NextRow() == nil {
 		for col := 0; col < 3; col++ {
-			v := r.value(col)
+			v := r.value(col, r.classes()[col])
 			for _, mk := range dests {
 				fast, slow := mk(), mk()
 				errFast := r.ScanColumn(driver.ScanContext{}, col, fast)
