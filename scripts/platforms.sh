@@ -202,8 +202,13 @@ platform_darwin() {
 	# CoreFoundation; it exports only what the link needs.
 	# A fixed path: CGO_LDFLAGS is part of the build cache's key.
 	local fw=${FASTSQLITE_ZIG_DIR:-$HOME/.cache/fastsqlite-zig}/frameworks
-	mkdir -p "$fw/CoreFoundation.framework"
-	cp scripts/darwin/CoreFoundation.tbd "$fw/CoreFoundation.framework/"
+	# The test binary also links crypto/x509 (the tests' HTTP server), which
+	# asks for -framework Security.
+	local f
+	for f in CoreFoundation Security; do
+		mkdir -p "$fw/$f.framework"
+		cp "scripts/darwin/$f.tbd" "$fw/$f.framework/"
+	done
 	export ZIG_GLOBAL_CACHE_DIR=${ZIG_GLOBAL_CACHE_DIR:-$HOME/.cache/fastsqlite-zig/cache}
 	local arch target t0 rc=0
 	for arch in arm64 amd64; do
