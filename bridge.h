@@ -201,6 +201,12 @@ struct bridge_conn {
   int refused_excl;    /* the last refusal was of EXCLUSIVE (a rollback-journal commit, which
                        ** waits for readers), in the running step or prepare */
   bridge_holder held_by; /* output of bridge_share_holder */
+  /* What its operations waited for and ran, for the tracer (tracer.go,
+  ** TraceEvent): written on the thread of its own operation, read by Go under
+  ** the connection's exclusion. Times in ns; they only grow. */
+  int64_t busy_ns, busy_waits;  /* in the busy handler (bridge_busy_cb); a wait is its calls from count 0 */
+  int64_t held_ns, helds;       /* read transactions the WAL bound held (share_hold_reader) */
+  int64_t checkpoint_ns, checkpoints; /* the WAL bound's checkpoints it ran (bridge_share_after) */
   int unlock_waiting;  /* 1 while waiting for another connection's shared-cache
                        ** lock (sqlite_unlock_notify tag; always 0 without it),
                        ** stored atomically: tests read it while the wait runs */

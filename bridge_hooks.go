@@ -12,7 +12,10 @@ package sqlite3
 */
 import "C"
 
-import "unsafe"
+import (
+	"time"
+	"unsafe"
+)
 
 // The constants of hooks.go and trace.go must be SQLite's.
 var (
@@ -58,6 +61,26 @@ func cCountCommits(h connHandle) { C.bridge_count_commits(h) }
 // cCommits is the count cCountCommits started: a read of the bridge's
 // memory, no cgo call.
 func cCommits(h connHandle) uint64 { return uint64(h.commits) }
+
+// connWaits are the bridge's counters of what a connection's operations
+// waited for and ran (bridge_conn.busy_ns...), for the tracer.
+type connWaits struct {
+	busy, held, checkpoint        time.Duration
+	busyWaits, helds, checkpoints int64
+}
+
+// cWaits reads the connection's connWaits: a read of the bridge's memory,
+// no cgo call.
+func cWaits(h connHandle) connWaits {
+	return connWaits{time.Duration(h.busy_ns), time.Duration(h.held_ns), time.Duration(h.checkpoint_ns),
+		int64(h.busy_waits), int64(h.helds), int64(h.checkpoints)}
+}
+
+// sub is what w counted since was.
+func (w connWaits) sub(was connWaits) connWaits {
+	return connWaits{w.busy - was.busy, w.held - was.held, w.checkpoint - was.checkpoint,
+		w.busyWaits - was.busyWaits, w.helds - was.helds, w.checkpoints - was.checkpoints}
+}
 
 // cRollbackHook calls sqlite3_rollback_hook.
 func cRollbackHook(h connHandle, id uintptr) { C.bridge_rollback_hook(h.db, C.uintptr_t(id)) }

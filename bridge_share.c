@@ -112,6 +112,16 @@ int64_t bridge_share_now(void) {
 #define SHARE_WAL_READ0 3
 
 /* ---- the registry of files ---- */
+/* A connection of this process that took a file's write lock
+** (bridge_share_holder.c): kept after it lets go, to name it. */
+typedef struct share_owner {
+  int64_t id;         /* its connection's number (bridge_conn.id), 0 when none */
+  int64_t since;      /* when it took the lock (bridge_share_now) */
+  int64_t until;      /* when it let go (0: holds it) */
+  int sql_len, sql_cut; /* the statement that took it */
+  char sql[BRIDGE_HOLDER_SQL + 1];
+} share_owner;
+
 struct bridge_file {
 #ifdef _WIN32
   char *key; /* the full path, folded to lower case: NTFS is case-insensitive */
@@ -130,11 +140,8 @@ struct bridge_file {
   share_mutex mu;
   share_cond cv;
   bridge_vfile *owner;      /* holds the write lock, in this process */
-  int64_t owner_id;         /* its connection's number (bridge_conn.id), 0 when none */
-  int64_t owner_since;      /* when it took the lock (bridge_share_now) */
-  int64_t owner_until;      /* when it let go (0: holds it); owner_* stay, naming the last owner */
-  int owner_sql_len, owner_sql_cut; /* the statement that took it (bridge_share_holder.c) */
-  char owner_sql[BRIDGE_HOLDER_SQL + 1];
+  share_owner last;         /* its last owner in this process, or its owner now (bridge_share_holder.c) */
+  share_owner prev;         /* the one before, when another connection has owned it since */
   bridge_vfile *head, *tail; /* waiting for it, in arrival order */
   bridge_vfile *opened;     /* its open main databases in this process, under mu */
   int inproc[5];            /* WAL read locks held in this process, by slot; atomic */

@@ -179,6 +179,8 @@ void bridge_share_after(bridge_conn *c) {
   }
   share_unlock(&f->mu);
 out:
+  c->checkpoint_ns += bridge_share_now() - start;
+  c->checkpoints++;
   c->depth--;
   store(&f->bounding, 0);
 }

@@ -10,9 +10,11 @@
 */
 #ifdef BRIDGE_TU /* compiled only inside bridge.c (see there) */
 
-/* Holds a new read transaction while the hold is on, at most until
+/* Holds a new read transaction of v while the hold is on, at most until
 ** hold_until. The checkpointing thread itself passes. */
-static void share_hold_reader(bridge_file *f) {
+static void share_hold_reader(bridge_vfile *v) {
+  bridge_file *f = v->file;
+  bridge_conn *c = load(&v->shared) ? 0 : v->conn;
   int64_t start, now;
   if (!load(&f->hold) || f->hold_thread == (const void *)&share_thread) return;
   start = now = bridge_share_now();
@@ -27,6 +29,10 @@ static void share_hold_reader(bridge_file *f) {
   f->st.readers_held_ns += now - start;
   if (now - start > f->st.readers_held_max_ns) f->st.readers_held_max_ns = now - start;
   share_unlock(&f->mu);
+  if (c) {
+    c->held_ns += now - start;
+    c->helds++;
+  }
 }
 
 static void share_bound_hold(bridge_file *f, bridge_conn *c) {

@@ -47,11 +47,12 @@ static int share_sql_is(const char *sql, const char *word) {
 ** on v's connection's thread. */
 static void share_note_owner(bridge_file *f, bridge_vfile *v) {
   bridge_conn *c = v->conn;
-  f->owner_id = v->conn_id;
-  f->owner_since = bridge_share_now();
-  f->owner_until = 0;
-  share_copy_sql(f->owner_sql, &f->owner_sql_len, &f->owner_sql_cut, c ? c->running : 0);
-  if (c) c->holder_sql_pending = share_sql_is(f->owner_sql, "BEGIN");
+  if (f->last.id && f->last.id != v->conn_id) f->prev = f->last;
+  f->last.id = v->conn_id;
+  f->last.since = bridge_share_now();
+  f->last.until = 0;
+  share_copy_sql(f->last.sql, &f->last.sql_len, &f->last.sql_cut, c ? c->running : 0);
+  if (c) c->holder_sql_pending = share_sql_is(f->last.sql, "BEGIN");
 }
 
 /* c's step of st, after its BEGIN took the write lock: st names the
@@ -62,7 +63,7 @@ static void bridge_share_note_sql(bridge_conn *c, sqlite3_stmt *st) {
   c->holder_sql_pending = 0;
   if (!v || !s || share_sql_is(s, "COMMIT") || share_sql_is(s, "END") || share_sql_is(s, "ROLLBACK")) return;
   share_lock(&v->file->mu);
-  if (v->file->owner == v) share_copy_sql(v->file->owner_sql, &v->file->owner_sql_len, &v->file->owner_sql_cut, st);
+  if (v->file->owner == v) share_copy_sql(v->file->last.sql, &v->file->last.sql_len, &v->file->last.sql_cut, st);
   share_unlock(&v->file->mu);
 }
 
@@ -78,17 +79,21 @@ static int share_owner_of(bridge_file *f, bridge_vfile *self, bridge_holder *h) 
 ** lock, or holds it now, unless it is self; under f->mu. In WAL mode a
 ** transaction that read first is refused its write (SQLITE_BUSY_SNAPSHOT)
 ** when another committed since it read: that one, gone by then, is the
-** holder to name. */
+** holder to name. SQLite takes the write lock before it compares the
+** snapshots, so self may be the last owner by then: the one before it is. */
 static int share_last_owner_of(bridge_file *f, bridge_vfile *self, bridge_holder *h) {
-  if (!f->owner_id || f->owner == self || (self && f->owner_id == self->conn_id && !f->owner)) return 0;
+  const share_owner *o = &f->last;
+  if (f->owner == self) return 0;
+  if (self && o->id == self->conn_id && !f->owner) o = &f->prev;
+  if (!o->id || (self && o->id == self->conn_id)) return 0;
   h->kind = BRIDGE_HOLDER_CONN;
   h->reading = 0;
-  h->conn = f->owner_id;
-  h->held_ns = (f->owner_until ? f->owner_until : bridge_share_now()) - f->owner_since;
+  h->conn = o->id;
+  h->held_ns = (o->until ? o->until : bridge_share_now()) - o->since;
   h->pid = 0;
-  h->sql_len = f->owner_sql_len;
-  h->sql_cut = f->owner_sql_cut;
-  memcpy(h->sql, f->owner_sql, (size_t)f->owner_sql_len + 1);
+  h->sql_len = o->sql_len;
+  h->sql_cut = o->sql_cut;
+  memcpy(h->sql, o->sql, (size_t)o->sql_len + 1);
   return 1;
 }
 

@@ -101,7 +101,7 @@ static void share_drop_write(bridge_vfile *v) {
   share_lock(&f->mu);
   if (f->owner == v) {
     f->owner = 0;
-    f->owner_until = bridge_share_now(); /* bridge_share_holder.c */
+    f->last.until = bridge_share_now(); /* bridge_share_holder.c */
   }
   add(&f->released, 1);
   if (f->nwait > 0) share_broadcast(&f->cv); /* waiters count themselves under mu */
@@ -236,8 +236,22 @@ static int bridge_busy_collect_due(int now_ms, int before_ms) {
 ** so that a wait woken early by a release in this process (bridge_share.c)
 ** still ends when the timeout says. Locks of other processes, and waits that
 ** bridge_share.c does not know, sleep SQLite's schedule as before. */
+static int bridge_busy_wait(bridge_busy *b, int count);
+
+/* The handler SQLite calls: a wait, timed for the tracer. */
 static int bridge_busy_cb(void *arg, int count) {
   bridge_busy *b = (bridge_busy *)arg;
+  bridge_conn *c = b->conn;
+  int64_t start = bridge_share_now();
+  int r = bridge_busy_wait(b, count);
+  if (c) {
+    c->busy_ns += bridge_share_now() - start;
+    if (count == 0) c->busy_waits++;
+  }
+  return r;
+}
+
+static int bridge_busy_wait(bridge_busy *b, int count) {
   bridge_conn *c = b->conn;
   int64_t now, deadline;
   int delay, elapsed, r;

@@ -167,7 +167,7 @@ static int share_shm_lock(sqlite3_file *p, int off, int n, int flags) {
     return rc;
   }
   if (off == SHARE_WAL_WRITE && (flags & SQLITE_SHM_EXCLUSIVE)) return share_take_write(v, share_os_shm_lock, off, n);
-  if ((flags & SQLITE_SHM_SHARED) && off >= SHARE_WAL_READ0) share_hold_reader(v->file);
+  if ((flags & SQLITE_SHM_SHARED) && off >= SHARE_WAL_READ0) share_hold_reader(v);
   share_count_slots(v, off, n, 1);
   rc = v->real->pMethods->xShmLock(v->real, off, n, flags);
   if (rc != SQLITE_OK) share_count_slots(v, off, n, -1);

@@ -90,6 +90,10 @@ type groupUnit struct {
 	before, after counters
 	ran           bool
 	err           error
+	// The group's COMMIT that held it: its writes, and how long it took
+	// (for the tracer).
+	groupN      int
+	groupCommit time.Duration
 
 	// A write whose caller reads its rows (queryGrouped): out holds them,
 	// read to the end in the group.
@@ -195,7 +199,7 @@ func (c *SQLiteConn) execGrouped(w *watch, s *SQLiteStmt, query string, args []d
 		if u.err != nil {
 			return nil, true, u.err
 		}
-		c.core.note.grouped = true // tracer.go
+		c.core.noteGroup(u.groupN, u.groupCommit) // tracer.go
 		c.core.groupCommitted()
 		return c.newResult(u.after.rowid, u.after.changes), true, nil
 	case entry == entryHome:
@@ -227,7 +231,7 @@ func (c *SQLiteConn) queryGrouped(w watch, s *SQLiteStmt, query string, args []d
 			w.done()
 			return nil, true, u.err
 		}
-		c.core.note.grouped = true // tracer.go
+		c.core.noteGroup(u.groupN, u.groupCommit) // tracer.go
 		c.core.groupCommitted()
 		return s.bufferedRows(w, u.out), true, nil
 	case entry == entryHome:
@@ -272,6 +276,7 @@ type group struct {
 	ok         int          // writes that succeeded: what its COMMIT holds
 	done       []*groupUnit // run, waiting for the COMMIT
 	lead       func() error // runs the leader's own write again (replay)
+	commitTook time.Duration
 }
 
 func (c *SQLiteConn) newGroup(fp uint64) *group {
@@ -502,7 +507,8 @@ func (c *SQLiteConn) commitTimed(g *group) error {
 	start := time.Now()
 	err := c.execOne("COMMIT")
 	gt := c.core.gate
-	gt.lastCommit.Store(int64(time.Since(start)))
+	g.commitTook = time.Since(start)
+	gt.lastCommit.Store(int64(g.commitTook))
 	if g.n > 1 {
 		gt.lastGroup.Store(int32(g.n))
 	}
@@ -547,12 +553,13 @@ func (g *group) finish(c *SQLiteConn, lost error) {
 		groupStats.groups.Add(1)
 		groupStats.units.Add(int64(g.ok))
 		cGroupCounted(c.core.h, g.ok)
-		c.core.note.grouped = true // tracer.go
+		c.core.noteGroup(g.ok, g.commitTook) // tracer.go
 	}
 	for _, u := range g.done {
 		if lost != nil {
 			u.err = lost
 		}
+		u.groupN, u.groupCommit = g.ok, g.commitTook
 		close(u.done)
 	}
 }

@@ -84,7 +84,6 @@ func holdWrite(t testing.TB, db *sql.DB, pragma string) (*sql.Conn, time.Time) {
 func checkInProcess(t *testing.T, err error, id int64, began time.Time) {
 	t.Helper()
 	h := holderOf(t, err)
-	t.Logf("%v", err)
 	if !h.InProcess || h.Conn != id || h.Reading || h.PID != 0 {
 		t.Fatalf("holder = %+v, want connection %d of this process", h, id)
 	}
@@ -145,6 +144,44 @@ func TestLockHolderSQLiteBusyTimeout(t *testing.T) {
 	}
 	_, err = oc.ExecContext(context.Background(), "DELETE FROM accounts WHERE id = 2")
 	checkInProcess(t, err, connID(t, c), began)
+}
+
+// A transaction that read first, whose snapshot another connection's commit
+// made stale, is refused its write (SQLITE_BUSY_SNAPSHOT) once nobody holds
+// the lock: the connection that committed is named, although SQLite took the
+// lock for the refused write before it compared the snapshots.
+func TestLockHolderStaleSnapshot(t *testing.T) {
+	db, _ := lockHolderDB(t, "WAL", "")
+	ctx := context.Background()
+	w := testConn(t, db)
+	if _, err := w.ExecContext(ctx, "UPDATE accounts SET balance = 5 WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRow("SELECT count(*) FROM accounts").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	if _, err := w.ExecContext(ctx, "UPDATE accounts SET balance = balance + 1 WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.Exec("UPDATE accounts SET balance = 0 WHERE id = 2")
+	var e Error
+	if !errors.As(err, &e) || e.ExtendedCode != ErrBusySnapshot {
+		t.Fatalf("the stale write: %v, want SQLITE_BUSY_SNAPSHOT", err)
+	}
+	h := holderOf(t, err)
+	if !h.InProcess || h.Conn != connID(t, w) || h.Since.Before(began.Add(-time.Millisecond)) {
+		t.Errorf("holder %+v of %v; want connection %d, which committed after the read", h, err, connID(t, w))
+	}
+	if want := "UPDATE accounts SET balance = balance + 1 WHERE id = 1"; h.TxSQL != want {
+		t.Errorf("TxSQL = %q, want %q", h.TxSQL, want)
+	}
 }
 
 // A transaction that read first is refused its write at once: the text

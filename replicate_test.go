@@ -44,7 +44,7 @@ func newFakeLitestream(t *testing.T, dbPath string, delay time.Duration) *fakeLi
 	f := &fakeLitestream{socket: filepath.Join(dir, "s"), delay: delay, replica: map[int64]bool{}}
 	l, err := net.Listen("unix", f.socket)
 	if err != nil {
-		t.Skipf("no unix sockets here: %v", err)
+		t.Fatal(err)
 	}
 	f.db, err = sql.Open("sqlite3", dbPath)
 	if err != nil {
@@ -105,10 +105,27 @@ func (f *fakeLitestream) has(id int64) bool {
 	return f.replica[id]
 }
 
+// needUnixSockets skips a test where unix sockets cannot be listened on
+// (Wine), before the test makes anything to clean up: Litestream's control
+// socket is one.
+func needUnixSockets(t *testing.T) {
+	dir, err := os.MkdirTemp("", "ls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	l, err := net.Listen("unix", filepath.Join(dir, "s"))
+	if err != nil {
+		t.Skipf("no unix sockets here: %v", err)
+	}
+	l.Close()
+}
+
 // replicaPool opens a WAL file with a table t and a pool whose writes wait
 // for f (created by setup with the file's path).
 func replicaPool(t *testing.T, extra string, delay time.Duration) (*sql.DB, *fakeLitestream, string) {
 	t.Helper()
+	needUnixSockets(t)
 	path := filepath.Join(t.TempDir(), "r.db")
 	setup, err := sql.Open("sqlite3", path+"?_journal_mode=WAL")
 	if err != nil {

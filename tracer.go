@@ -61,14 +61,36 @@ type TraceEvent struct {
 	Duration time.Duration // from Start to the end (a query's: to its rows' Close)
 	Err      error         // the operation's error; for a query, the first of Query's and the rows'
 
-	// Rows is the number of rows changed (Exec) or read (Query).
-	Rows int64
-	// TurnWait is how long the operation waited for its file's write turn
-	// (gate.go: connections of this process take turns to write), and
-	// Grouped whether its write shared a COMMIT with other connections'
-	// writes (_group_commit=1).
-	TurnWait time.Duration
-	Grouped  bool
+	// Rows is the number of rows changed (Exec) or read (Query), and Bytes
+	// the bytes of the TEXT and BLOB values in the rows read.
+	Rows  int64
+	Bytes int64
+
+	// What the operation waited for (for a query: up to Query's return).
+	// TurnWait is how long it waited for its file's write turn (gate.go:
+	// connections of this process take turns to write). BusyWait is how long
+	// SQLite waited for a lock held elsewhere (another process, or a
+	// connection outside the turn, up to _busy_timeout), in BusyWaits waits.
+	// Held is how long the WAL bound held its read transactions while it
+	// restarted the WAL (docs/concurrency.md).
+	TurnWait  time.Duration
+	BusyWait  time.Duration
+	BusyWaits int
+	Held      time.Duration
+
+	// Checkpoint is how long the operation spent in the WAL bound's
+	// checkpoints, which a write runs once the WAL has grown past half the
+	// bound, in Checkpoints passes.
+	Checkpoint  time.Duration
+	Checkpoints int
+
+	// Grouped says whether its write shared a COMMIT with other
+	// connections' writes (_group_commit=1); GroupWrites is the number of
+	// writes that COMMIT held, its own included, and GroupCommit how long the
+	// COMMIT took.
+	Grouped     bool
+	GroupWrites int
+	GroupCommit time.Duration
 }
 
 // ConnectorOption is an option of NewConnector.
@@ -102,7 +124,7 @@ func tracedQuery(c *SQLiteConn, ctx context.Context, query string, op func(conte
 		c.traceEnd(ctx, ev, err) // an error, or no statement (noRows)
 		return rows, err
 	}
-	ev.TurnWait, ev.Grouped = c.takeNote()
+	c.takeNote(ev)
 	return &tracedRows{SQLiteRows: r, ctx: ctx, ev: ev}, nil
 }
 
@@ -111,7 +133,7 @@ func (c *SQLiteConn) traceStart(ctx context.Context, kind TraceKind, query strin
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c.takeNote() // what earlier operations noted is not this one's
+	c.takeNote(nil) // what earlier operations noted is not this one's
 	ev := &TraceEvent{Kind: kind, SQL: query, Conn: int64(c.core.id), Start: time.Now()}
 	if tctx := c.tracer.TraceStart(ctx, ev); tctx != nil {
 		ctx = tctx
@@ -123,26 +145,45 @@ func (c *SQLiteConn) traceStart(ctx context.Context, kind TraceKind, query strin
 func (c *SQLiteConn) traceEnd(ctx context.Context, ev *TraceEvent, err error) {
 	ev.Duration = time.Since(ev.Start)
 	ev.Err = err
-	ev.TurnWait, ev.Grouped = c.takeNote()
+	c.takeNote(ev)
 	c.tracer.TraceEnd(ctx, ev)
 }
 
 // traceNote is what an operation notes on its connection for its
-// TraceEvent (connCore.note): the write turn's waits, and whether a write
-// shared a COMMIT. Plain fields under the lock: nothing to pay untraced.
+// TraceEvent (connCore.note): the write turn's waits, and its group's
+// COMMIT. Plain fields under the lock: nothing to pay untraced. waits is
+// the bridge's counters when the note was last taken.
 type traceNote struct {
-	turnWait time.Duration
-	grouped  bool
+	turnWait    time.Duration
+	grouped     bool
+	groupWrites int
+	groupCommit time.Duration
+	waits       connWaits
 }
 
-// takeNote returns what the connection's operations noted since the last
-// call, and clears it.
-func (c *SQLiteConn) takeNote() (time.Duration, bool) {
+// noteGroup notes that the connection's write shared a COMMIT of n writes
+// that took d.
+func (k *connCore) noteGroup(n int, d time.Duration) {
+	k.note.grouped, k.note.groupWrites, k.note.groupCommit = true, n, d
+}
+
+// takeNote puts in ev (unless nil) what the connection's operations noted
+// since the last call, and starts a new note.
+func (c *SQLiteConn) takeNote(ev *TraceEvent) {
 	k := c.core
 	defer k.unlock(k.lock())
 	n := k.note
-	k.note = traceNote{}
-	return n.turnWait, n.grouped
+	k.note = traceNote{waits: n.waits}
+	if k.h != nil && !c.closed.Load() {
+		k.note.waits = cWaits(k.h)
+	}
+	if ev == nil {
+		return
+	}
+	d := k.note.waits.sub(n.waits)
+	ev.TurnWait, ev.Grouped, ev.GroupWrites, ev.GroupCommit = n.turnWait, n.grouped, n.groupWrites, n.groupCommit
+	ev.BusyWait, ev.BusyWaits, ev.Held = d.busy, int(d.busyWaits), d.held
+	ev.Checkpoint, ev.Checkpoints = d.checkpoint, int(d.checkpoints)
 }
 
 // tracedSQL is a prepared statement's SQL, for its events.
@@ -167,9 +208,19 @@ type tracedRows struct {
 func (r *tracedRows) Next(dest []driver.Value) error {
 	err := r.SQLiteRows.Next(dest)
 	if err == nil {
-		r.ev.Rows++
+		r.counted()
 	}
 	return err
+}
+
+// counted counts the current row in the query's event.
+func (r *tracedRows) counted() {
+	r.ev.Rows++
+	for i := range r.s.run.cur {
+		if col := &r.s.run.cur[i]; col.typ == typeText || col.typ == typeBlob {
+			r.ev.Bytes += int64(col.n)
+		}
+	}
 }
 
 func (r *tracedRows) Close() error {

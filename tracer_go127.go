@@ -6,7 +6,7 @@ package sqlite3
 func (r *tracedRows) NextRow() error {
 	err := r.SQLiteRows.NextRow()
 	if err == nil {
-		r.ev.Rows++
+		r.counted()
 	}
 	return err
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // A write that waited for the file's write turn says how long; one run in
-// another connection's group says it shared a COMMIT.
+// another connection's group says it shared a COMMIT, of how many writes,
+// and how long the COMMIT took.
 func TestTracerTurnWaitAndGroup(t *testing.T) {
 	tr := &recTracer{}
 	path := filepath.Join(t.TempDir(), "g.db")
@@ -52,6 +53,11 @@ func TestTracerTurnWaitAndGroup(t *testing.T) {
 	}
 	if !lead.Grouped || !sent.Grouped {
 		t.Errorf("Grouped: leader %v, write run in its group %v; want both true", lead.Grouped, sent.Grouped)
+	}
+	// One COMMIT held both: the same size and time in both events (the time
+	// may be 0 where the clock ticks coarsely).
+	if lead.GroupWrites != 2 || sent.GroupWrites != 2 || lead.GroupCommit != sent.GroupCommit || lead.GroupCommit < 0 {
+		t.Errorf("GroupWrites %d and %d, GroupCommit %v and %v; want 2 writes, one COMMIT's time", lead.GroupWrites, sent.GroupWrites, lead.GroupCommit, sent.GroupCommit)
 	}
 	for _, b := range tr.bad {
 		t.Error(b)

@@ -6,8 +6,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // recTracer records the events a pool's tracer sees, and checks that each
@@ -165,5 +168,141 @@ func TestTracerContextRunsTheOperation(t *testing.T) {
 	got := tr.take()
 	if len(got) != 1 || !errors.Is(got[0].Err, context.Canceled) {
 		t.Fatalf("events %+v, want one exec ended by context.Canceled", got)
+	}
+}
+
+// A write that waits for a lock another process holds says how long SQLite's
+// busy handler waited, in how many waits.
+func TestTracerBusyWait(t *testing.T) {
+	if os.Getenv(lockHolderChildEnv) != "" {
+		t.Skip("inside the child")
+	}
+	_, path := lockHolderDB(t, "WAL", "")
+	tr := &recTracer{}
+	db := openTraced(t, "file:"+path+"?_busy_timeout=10000", tr)
+	if err := db.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	ch := startLockHolderChild(t, path, "IMMEDIATE")
+	// The child lets go holdFor after the write is seen waiting in the
+	// queue for the lock (FileStats.WriteQueue): the wait lasts at least
+	// that long, however late the write got there on a loaded machine.
+	const holdFor = 100 * time.Millisecond
+	released := make(chan error, 1)
+	go func() {
+		for {
+			st, err := Stats(context.Background(), db)
+			if err != nil || st.WriteQueue > 0 {
+				time.Sleep(holdFor)
+				_, werr := ch.in.Write([]byte("pause\n"))
+				released <- errors.Join(err, werr)
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	tr.take()
+	start := time.Now()
+	if _, err := db.Exec("UPDATE accounts SET balance = 0 WHERE id = 2"); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+	evs := tr.take()
+	if len(evs) != 1 {
+		t.Fatalf("%d events, want 1", len(evs))
+	}
+	if e := evs[0]; e.BusyWaits != 1 || e.BusyWait > took || e.BusyWait < holdFor || e.TurnWait != 0 {
+		t.Errorf("BusyWait %v in %d waits, TurnWait %v, for an Exec of %v behind a lock held %v after it queued; want one wait of at least that", e.BusyWait, e.BusyWaits, e.TurnWait, took, holdFor)
+	}
+}
+
+// The WAL bound's checkpoints are in the events of the writes that ran
+// them, and its holds of readers in the events of the reads it held: over
+// a traced pool alone on a file, the events add up to the file's FileStats.
+func TestTracerBoundCheckpointsAndHolds(t *testing.T) {
+	tr := &recTracer{}
+	path := filepath.Join(t.TempDir(), "b.db")
+	db := openTraced(t, path+"?_journal_mode=WAL&_txlock=immediate&_wal_bound=262144", tr)
+	db.SetMaxOpenConns(5)
+	db.SetMaxIdleConns(5)
+	testMustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)")
+	conns := make([]*sql.Conn, 5) // open before counting: no connection opens meanwhile
+	for i := range conns {
+		c, err := db.Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	st0, err := Stats(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.take()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var n int
+				if err := db.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	// Write until the bound has checkpointed a few times and held a reader
+	// (the holds depend on timing: the sums must agree either way).
+	deadline := time.Now().Add(5 * time.Second)
+	var st FileStats
+	for {
+		if _, err := db.Exec("INSERT INTO t(v) VALUES (randomblob(4096))"); err != nil {
+			t.Fatal(err)
+		}
+		st, err = Stats(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Checkpoints-st0.Checkpoints >= 3 && st.ReadersHeld > st0.ReadersHeld || time.Now().After(deadline) {
+			break
+		}
+	}
+	close(stop)
+	wg.Wait()
+	st, _ = Stats(context.Background(), db)
+	var held, ckptTime time.Duration
+	var ckpts int
+	for _, e := range tr.take() {
+		held += e.Held
+		ckptTime += e.Checkpoint
+		ckpts += e.Checkpoints
+		if e.Checkpoints > 0 && e.Kind != TraceExec {
+			t.Errorf("a %s ran %d checkpoints", e.Kind, e.Checkpoints)
+		}
+	}
+	t.Logf("FileStats: %d checkpoints in %v, %d readers held for %v; events: %d checkpoint passes in %v, held %v",
+		st.Checkpoints-st0.Checkpoints, st.CheckpointTime-st0.CheckpointTime, st.ReadersHeld-st0.ReadersHeld, st.ReadersHeldTime-st0.ReadersHeldTime, ckpts, ckptTime, held)
+	if st.Checkpoints-st0.Checkpoints < 1 {
+		t.Fatalf("no checkpoint in 5 s of writes past the bound")
+	}
+	// The events count every pass the bound ran (FileStats: those that
+	// truncated or failed), and their time.
+	if int64(ckpts) < st.Checkpoints-st0.Checkpoints || ckptTime < st.CheckpointTime-st0.CheckpointTime {
+		t.Errorf("events: %d checkpoint passes in %v; FileStats: %d in %v", ckpts, ckptTime, st.Checkpoints-st0.Checkpoints, st.CheckpointTime-st0.CheckpointTime)
+	}
+	if held != st.ReadersHeldTime-st0.ReadersHeldTime {
+		t.Errorf("events held %v, FileStats %v", held, st.ReadersHeldTime-st0.ReadersHeldTime)
 	}
 }

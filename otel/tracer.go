@@ -35,6 +35,26 @@ const (
 	// other connections' writes (_group_commit=1, TraceEvent.Grouped);
 	// absent otherwise.
 	GroupedKey = attribute.Key("sqlite.group_commit.grouped")
+	// GroupWritesKey is the number of writes the COMMIT of the operation's
+	// group held, its own included, and GroupCommitKey how long, in seconds,
+	// that COMMIT took (TraceEvent.GroupWrites, GroupCommit); absent when
+	// not grouped.
+	GroupWritesKey = attribute.Key("sqlite.group_commit.size")
+	GroupCommitKey = attribute.Key("sqlite.group_commit.commit_duration")
+	// BusyWaitKey is how long, in seconds, SQLite waited for a lock held
+	// elsewhere (TraceEvent.BusyWait: another process, or a connection
+	// outside the write turn); absent when it did not wait.
+	BusyWaitKey = attribute.Key("sqlite.busy.wait")
+	// WALBoundHeldKey is how long, in seconds, the WAL bound held the
+	// operation's reads while it restarted the WAL (TraceEvent.Held);
+	// absent when not held.
+	WALBoundHeldKey = attribute.Key("sqlite.wal_bound.held")
+	// CheckpointKey is how long, in seconds, the operation spent in the WAL
+	// bound's checkpoints (TraceEvent.Checkpoint); absent when it ran none.
+	CheckpointKey = attribute.Key("sqlite.wal_bound.checkpoint")
+	// BytesReadKey is the bytes of TEXT and BLOB values in a query's rows
+	// (TraceEvent.Bytes).
+	BytesReadKey = attribute.Key("sqlite.rows.bytes")
 	// ExtendedResultCodeKey is SQLite's extended result code of a failed
 	// operation (2067: SQLITE_CONSTRAINT_UNIQUE), where
 	// db.response.status_code has the primary one (19: SQLITE_CONSTRAINT).
@@ -157,13 +177,22 @@ func (t *Tracer) TraceEnd(ctx context.Context, ev *sqlite3.TraceEvent) {
 		case sqlite3.TraceExec:
 			kv = append(kv, RowsAffectedKey.Int64(ev.Rows))
 		case sqlite3.TraceQuery:
-			kv = append(kv, semconv.DBResponseReturnedRowsKey.Int64(ev.Rows))
+			kv = append(kv, semconv.DBResponseReturnedRowsKey.Int64(ev.Rows), BytesReadKey.Int64(ev.Bytes))
 		}
 		if ev.TurnWait > 0 {
 			kv = append(kv, WriteTurnWaitKey.Float64(ev.TurnWait.Seconds()))
 		}
+		if ev.BusyWaits > 0 {
+			kv = append(kv, BusyWaitKey.Float64(ev.BusyWait.Seconds()))
+		}
+		if ev.Held > 0 {
+			kv = append(kv, WALBoundHeldKey.Float64(ev.Held.Seconds()))
+		}
+		if ev.Checkpoints > 0 {
+			kv = append(kv, CheckpointKey.Float64(ev.Checkpoint.Seconds()))
+		}
 		if ev.Grouped {
-			kv = append(kv, GroupedKey.Bool(true))
+			kv = append(kv, GroupedKey.Bool(true), GroupWritesKey.Int(ev.GroupWrites), GroupCommitKey.Float64(ev.GroupCommit.Seconds()))
 		}
 		if ev.Err != nil {
 			kv = fail.append(kv)

@@ -411,6 +411,12 @@ func TestGroupedWriteSpans(t *testing.T) {
 		}
 		if a[otelsqlite.GroupedKey].AsBool() {
 			grouped++
+			if n := a[otelsqlite.GroupWritesKey].AsInt64(); n < 2 || n > writers+1 {
+				t.Errorf("writer %d: grouped, in a COMMIT of %d writes", i, n)
+			}
+			if _, ok := a[otelsqlite.GroupCommitKey]; !ok {
+				t.Errorf("writer %d: grouped, without its COMMIT's duration", i)
+			}
 		}
 	}
 	// The writer that took the turn after the COMMIT waited for it; the
