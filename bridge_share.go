@@ -129,6 +129,7 @@ func cLockHolder(h connHandle) *LockHolder {
 	switch hb.kind {
 	case C.BRIDGE_HOLDER_CONN:
 		lh.InProcess, lh.Conn, lh.Reading = true, int64(hb.conn), hb.reading != 0
+		lh.Site = siteOf(lh.Conn) // tracer.go
 		if n := int(hb.sql_len); n > 0 {
 			lh.TxSQL = C.GoStringN(&hb.sql[0], C.int(n))
 			if hb.sql_cut != 0 {

@@ -60,6 +60,7 @@ import (
 type connCore struct {
 	mu      sync.Mutex   // the exclusion (above)
 	id      uint64       // the order lockBoth takes two connections in
+	site    *callSite    // where its caller began what it writes, when traced (tracer.go)
 	h       connHandle   // nil once closed; under mu
 	word    *cancelWord  // polled for cancellation; marks the holder's steps
 	pending atomic.Int32 // len(orphans) plus a collected connection, read without a lock
@@ -253,6 +254,9 @@ func (k *connCore) reapLocked() {
 func (k *connCore) closeLocked() int {
 	rc := cClose(k.h)
 	k.h = nil
+	if k.site != nil {
+		tracedSites.Delete(k.id) // tracer.go
+	}
 	if k.gate != nil {
 		if k.turn {
 			k.endTurn()

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -144,6 +145,41 @@ func TestLockHolderSQLiteBusyTimeout(t *testing.T) {
 	}
 	_, err = oc.ExecContext(context.Background(), "DELETE FROM accounts WHERE id = 2")
 	checkInProcess(t, err, connID(t, c), began)
+}
+
+// With a tracer, the holder says where its caller began the transaction
+// (BeginTx) or the statement that holds the lock.
+func TestLockHolderSite(t *testing.T) {
+	_, path := lockHolderDB(t, "WAL", "")
+	db := openTraced(t, "file:"+path+"?_busy_timeout=100", &recTracer{})
+	ctx := context.Background()
+	c := testConn(t, db)
+	_, file, line, _ := runtime.Caller(0)
+	tx, err := c.BeginTx(ctx, nil) // the site: the line after runtime.Caller's
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("UPDATE accounts SET balance = balance + 1 WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec("UPDATE accounts SET balance = 0 WHERE id = 2")
+	h := holderOf(t, err)
+	want := filepath.Join(filepath.Base(filepath.Dir(file)), filepath.Base(file)) + ":" + strconv.Itoa(line+1)
+	if !h.InProcess || h.Conn != connID(t, c) || h.Site != want || !strings.HasSuffix(err.Error(), " at "+want+")") {
+		t.Errorf("holder %+v, error %q; want connection %d begun at %s", h, err, connID(t, c), want)
+	}
+	// An untraced pool's holder has no site.
+	db2, _ := lockHolderDB(t, "WAL", "")
+	c2 := testConn(t, db2)
+	if _, err := c2.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer c2.ExecContext(ctx, "ROLLBACK")
+	_, err = db2.Exec("UPDATE accounts SET balance = 0 WHERE id = 2")
+	if h := holderOf(t, err); h.Site != "" {
+		t.Errorf("an untraced holder has site %q", h.Site)
+	}
 }
 
 // A transaction that read first, whose snapshot another connection's commit

@@ -12,6 +12,7 @@ import (
 // ends with it:
 //
 //	database is locked (held 2.3s by connection 7 of this process, in a transaction begun with "UPDATE accounts SET ...")
+//	database is locked (held 2.3s by connection 7 of this process, in a transaction begun with "UPDATE accounts SET ..." at app/orders.go:88)
 //	database is locked (held by process 4242)
 //
 // Reach it with errors.As:
@@ -51,6 +52,12 @@ type LockHolder struct {
 	// PID is the process that held the lock, when another process did and
 	// the platform tells it; else 0.
 	PID int
+	// Site is where the holder's caller began its transaction (BeginTx), or
+	// its latest statement outside one: "dir/file.go:line" of the first
+	// frame outside database/sql and the driver. Known only when the
+	// holder's pool has a tracer (WithTracer), which pays for it (a stack
+	// walk per BeginTx and per statement outside a transaction); else "".
+	Site string
 }
 
 // Named reports whether h names a holder: a connection of this process or
@@ -75,6 +82,10 @@ func (h *LockHolder) Error() string {
 		} else if h.TxSQL != "" {
 			b.WriteString(", in a transaction begun with ")
 			b.WriteString(strconv.Quote(h.TxSQL))
+		}
+		if h.Site != "" {
+			b.WriteString(" at ")
+			b.WriteString(h.Site)
 		}
 	case h.PID != 0:
 		b.WriteString("by process ")

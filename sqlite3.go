@@ -79,7 +79,10 @@ type connector struct {
 func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.d.open(ctx, c.cfg)
 	if err == nil && c.tracer != nil {
-		conn.(*SQLiteConn).tracer = c.tracer
+		sc := conn.(*SQLiteConn)
+		sc.tracer = c.tracer
+		sc.core.site = new(callSite)
+		tracedSites.Store(sc.core.id, sc.core.site) // tracer.go
 	}
 	return conn, err
 }

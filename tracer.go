@@ -5,6 +5,13 @@ package sqlite3
 import (
 	"context"
 	"database/sql/driver"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -134,6 +141,12 @@ func (c *SQLiteConn) traceStart(ctx context.Context, kind TraceKind, query strin
 		ctx = context.Background()
 	}
 	c.takeNote(nil) // what earlier operations noted is not this one's
+	if kind == TraceBegin || (kind == TraceExec || kind == TraceQuery) && !c.inTx {
+		// What a transaction or an autocommit statement writes, its lock
+		// holder names this site for (LockHolder.Site). database/sql uses
+		// the connection from one goroutine at a time: inTx is stable.
+		c.core.site.set(callerSite())
+	}
 	ev := &TraceEvent{Kind: kind, SQL: query, Conn: int64(c.core.id), Start: time.Now()}
 	if tctx := c.tracer.TraceStart(ctx, ev); tctx != nil {
 		ctx = tctx
@@ -240,4 +253,55 @@ func (r *tracedRows) Close() error {
 		c.tracer.TraceEnd(r.ctx, ev)
 	}
 	return err
+}
+
+// callSite is where a traced connection's caller began its latest
+// transaction (BeginTx) or statement outside one: "dir/file.go:line". Set
+// by the connection's operations, read by another connection's error
+// (cLockHolder), hence atomic.
+type callSite struct{ at atomic.Pointer[string] }
+
+func (s *callSite) set(at string) { s.at.Store(&at) }
+
+// get is the site, or "".
+func (s *callSite) get() string {
+	if p := s.at.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// tracedSites maps each traced connection's number (connCore.id) to its
+// callSite, for the LockHolder of another connection's error.
+var tracedSites sync.Map
+
+// siteOf is the call site of traced connection id, or "".
+func siteOf(id int64) string {
+	if s, ok := tracedSites.Load(uint64(id)); ok {
+		return s.(*callSite).get()
+	}
+	return ""
+}
+
+// driverPkg is this package's import path, as the program names it (a
+// replace directive may name it github.com/mattn/go-sqlite3).
+var driverPkg = reflect.TypeFor[SQLiteConn]().PkgPath()
+
+// callerSite is the first frame of the caller's code: the first not in
+// database/sql, the runtime, or this package's own code (its tests are
+// callers), nor in a package under it (the OpenTelemetry adapter).
+func callerSite() string {
+	var pcs [32]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs[:])])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "database/sql.") && !strings.HasPrefix(f.Function, "runtime.") &&
+			!(strings.HasPrefix(f.Function, driverPkg+".") && !strings.HasSuffix(f.File, "_test.go")) &&
+			!strings.HasPrefix(f.Function, driverPkg+"/") {
+			return filepath.Join(filepath.Base(filepath.Dir(f.File)), filepath.Base(f.File)) + ":" + strconv.Itoa(f.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
 }
