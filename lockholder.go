@@ -53,10 +53,10 @@ type LockHolder struct {
 	// the platform tells it; else 0.
 	PID int
 	// Site is where the holder's caller began its transaction (BeginTx), or
-	// its latest statement outside one: "dir/file.go:line" of the first
-	// frame outside database/sql and the driver. Known only when the
-	// holder's pool has a tracer (WithTracer), which pays for it (a stack
-	// walk per BeginTx and per statement outside a transaction); else "".
+	// its latest Exec outside one: "dir/file.go:line" of the first frame
+	// outside database/sql and the driver. Known only when the holder's pool
+	// has a tracer (WithTracer), which pays for it (a stack walk per BeginTx
+	// and per Exec outside a transaction); else "".
 	Site string
 }
 

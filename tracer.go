@@ -141,11 +141,12 @@ func (c *SQLiteConn) traceStart(ctx context.Context, kind TraceKind, query strin
 		ctx = context.Background()
 	}
 	c.takeNote(nil) // what earlier operations noted is not this one's
-	if kind == TraceBegin || (kind == TraceExec || kind == TraceQuery) && !c.inTx {
-		// What a transaction or an autocommit statement writes, its lock
-		// holder names this site for (LockHolder.Site). database/sql uses
-		// the connection from one goroutine at a time: inTx is stable.
-		c.core.site.set(callerSite())
+	if kind == TraceBegin || kind == TraceExec && !c.inTx {
+		// What a transaction or an autocommit Exec writes, its lock holder
+		// names this site for (LockHolder.Site); a Query outside a
+		// transaction, most often a read, leaves the last one. database/sql
+		// uses the connection from one goroutine at a time: inTx is stable.
+		c.core.site.pc.Store(callerPC())
 	}
 	ev := &TraceEvent{Kind: kind, SQL: query, Conn: int64(c.core.id), Start: time.Now()}
 	if tctx := c.tracer.TraceStart(ctx, ev); tctx != nil {
@@ -256,19 +257,20 @@ func (r *tracedRows) Close() error {
 }
 
 // callSite is where a traced connection's caller began its latest
-// transaction (BeginTx) or statement outside one: "dir/file.go:line". Set
-// by the connection's operations, read by another connection's error
+// transaction (BeginTx) or statement outside one: the program counter of
+// the caller's frame, formatted only when an error names it. Set by the
+// connection's operations, read by another connection's error
 // (cLockHolder), hence atomic.
-type callSite struct{ at atomic.Pointer[string] }
+type callSite struct{ pc atomic.Uintptr }
 
-func (s *callSite) set(at string) { s.at.Store(&at) }
-
-// get is the site, or "".
+// get is the site as "dir/file.go:line", or "".
 func (s *callSite) get() string {
-	if p := s.at.Load(); p != nil {
-		return *p
+	pc := s.pc.Load()
+	if pc == 0 {
+		return ""
 	}
-	return ""
+	f, _ := runtime.CallersFrames([]uintptr{pc}).Next()
+	return filepath.Join(filepath.Base(filepath.Dir(f.File)), filepath.Base(f.File)) + ":" + strconv.Itoa(f.Line)
 }
 
 // tracedSites maps each traced connection's number (connCore.id) to its
@@ -287,21 +289,50 @@ func siteOf(id int64) string {
 // replace directive may name it github.com/mattn/go-sqlite3).
 var driverPkg = reflect.TypeFor[SQLiteConn]().PkgPath()
 
-// callerSite is the first frame of the caller's code: the first not in
-// database/sql, the runtime, or this package's own code (its tests are
-// callers), nor in a package under it (the OpenTelemetry adapter).
-func callerSite() string {
+// notCaller remembers, per program counter, whether its frame is not the
+// caller's code, so that a traced operation symbolizes each frame once in
+// the program's life: its cost is then a stack walk, without allocations.
+var notCaller struct {
+	sync.RWMutex
+	m map[uintptr]bool
+}
+
+// callerPC is the program counter of the first frame of the caller's code:
+// the first not in database/sql, the runtime, or this package's own code
+// (its tests are callers), nor in a package under it (the OpenTelemetry
+// adapter); 0 when none.
+func callerPC() uintptr {
 	var pcs [32]uintptr
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs[:])])
-	for {
-		f, more := frames.Next()
-		if !strings.HasPrefix(f.Function, "database/sql.") && !strings.HasPrefix(f.Function, "runtime.") &&
-			!(strings.HasPrefix(f.Function, driverPkg+".") && !strings.HasSuffix(f.File, "_test.go")) &&
-			!strings.HasPrefix(f.Function, driverPkg+"/") {
-			return filepath.Join(filepath.Base(filepath.Dir(f.File)), filepath.Base(f.File)) + ":" + strconv.Itoa(f.Line)
-		}
-		if !more {
-			return ""
+	n := runtime.Callers(3, pcs[:])
+	notCaller.RLock()
+	for _, pc := range pcs[:n] {
+		if skip, ok := notCaller.m[pc]; !ok {
+			break
+		} else if !skip {
+			notCaller.RUnlock()
+			return pc
 		}
 	}
+	notCaller.RUnlock()
+	for _, pc := range pcs[:n] {
+		notCaller.RLock()
+		skip, ok := notCaller.m[pc]
+		notCaller.RUnlock()
+		if !ok {
+			f, _ := runtime.CallersFrames([]uintptr{pc}).Next()
+			skip = strings.HasPrefix(f.Function, "database/sql.") || strings.HasPrefix(f.Function, "runtime.") ||
+				strings.HasPrefix(f.Function, driverPkg+".") && !strings.HasSuffix(f.File, "_test.go") ||
+				strings.HasPrefix(f.Function, driverPkg+"/")
+			notCaller.Lock()
+			if notCaller.m == nil {
+				notCaller.m = map[uintptr]bool{}
+			}
+			notCaller.m[pc] = skip
+			notCaller.Unlock()
+		}
+		if !skip {
+			return pc
+		}
+	}
+	return 0
 }
