@@ -260,9 +260,13 @@ func Generate(seed uint64) *Program {
 				break
 			}
 			key := int64(r.IntN(40))
-			switch r.IntN(5) {
+			switch r.IntN(6) {
 			case 0, 1:
 				add(Op{Kind: KExec, Conn: c, SQL: "INSERT INTO t(k, v) VALUES(?, ?)", Args: []any{key, val()}})
+			case 5:
+				// A write whose rows its caller reads: with group commit,
+				// read in the group and converted by the caller.
+				add(Op{Kind: KQuery, Conn: c, SQL: "INSERT INTO t(k, v) VALUES(?, ?) RETURNING k, v, typeof(v), length(v)", Args: []any{key, val()}})
 			case 2:
 				add(Op{Kind: KExec, Conn: c, SQL: "UPDATE t SET v = ? WHERE k = ?", Args: []any{val(), key}})
 			case 3:
