@@ -313,6 +313,9 @@ func (r *SQLiteRows) closeRows() error {
 		return nil
 	}
 	s.rows = nil
+	if r.buf != nil {
+		s.run = rowCursor{} // it viewed the buffer's rows, which drop let go
+	}
 	defer s.c.core.unlock(s.c.core.lock())
 	if s.closed || s.c.closed.Load() {
 		return nil
