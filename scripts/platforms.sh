@@ -3,6 +3,7 @@
 # machine (Debian 12), as .ci/run runs it:
 #
 #   scripts/platforms.sh [windows] [arm64] [musl] [darwin] [all]   (default: all)
+#   scripts/platforms.sh install   installs what they all need, runs nothing
 #
 #   windows  cross-builds the test binary with mingw-w64 and runs the whole
 #            suite under Wine (wine64, a fresh WINEPREFIX, no display), the
@@ -15,7 +16,9 @@
 #            darwin/amd64 with Zig as the C compiler (from the npm
 #            registry); nothing runs: there is no macOS emulator
 #
-# Installs what it needs with apt-get (and npm for Zig). Every cross build
+# Installs what it needs with apt-get (and npm for Zig); .ci/run runs
+# "install" first, as it runs the platforms beside its other steps and two
+# apt-get at once would meet dpkg's lock. Every cross build
 # compiles SQLite once per target into Go's build cache: keep the cache.
 # Test runs are tallied by scripts/testtally: per-test pass/fail/skip counts,
 # and each emulator artifact named, counted and listed; any other failure,
@@ -234,8 +237,17 @@ platform_darwin() {
 	return $rc
 }
 
+platform_install() {
+	apt_install gcc-mingw-w64-x86-64 wine64 gcc-aarch64-linux-gnu libc6-arm64-cross qemu-user-static musl-tools file
+	zig_path >/dev/null
+}
+
 platforms=("$@")
 [ ${#platforms[@]} -eq 0 ] && platforms=(all)
+if [ "${platforms[*]}" = install ]; then
+	platform_install
+	exit
+fi
 [ "${platforms[*]}" = all ] && platforms=(windows arm64 musl darwin)
 status=0
 for p in "${platforms[@]}"; do
