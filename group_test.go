@@ -123,7 +123,10 @@ func holdTurn(t *testing.T, db *sql.DB) *sql.Tx {
 // Many writers: every write is in the database when its Exec returns, or
 // its Query of INSERT ... RETURNING (a connection of another pool reads it
 // at once), each result's LastInsertId and each returned id is its own
-// row's, and writes did share commits.
+// row's, and writes did share commits. The writers start behind a
+// transaction that holds the turn, which commits once two of them queue:
+// on a loaded machine the scheduler may otherwise run them one after
+// another, each finding the turn free, and none would share.
 func TestGroupCommitAcknowledgesAfterCommit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.db")
 	db := openGrouped(t, path, "")
@@ -145,6 +148,8 @@ func TestGroupCommitAcknowledgesAfterCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	const writers, each = 16, 60
+	g := gateOf(t, db)
+	hold := holdTurn(t, db)
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
 	for w := 0; w < writers; w++ {
@@ -189,6 +194,10 @@ func TestGroupCommitAcknowledgesAfterCommit(t *testing.T) {
 				}
 			}
 		}()
+	}
+	waitQueued(t, g, 2)
+	if err := hold.Commit(); err != nil {
+		t.Fatal(err)
 	}
 	wg.Wait()
 	close(errs)
