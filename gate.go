@@ -98,10 +98,17 @@ type gateWaiter struct {
 	handed bool // the turn is its (under mu)
 }
 
-// turnBarging is the barging bound (starving): how long the oldest waiter
-// may wait before newcomers stop taking a free turn ahead of it. A
-// variable for the tests.
-var turnBarging = time.Millisecond
+// The barging bound (starving): how long the oldest waiter may wait before
+// newcomers stop taking a free turn ahead of it. At least turnBarging, and
+// turnBargingPerWaiter for each waiter, up to turnBargingMost: a bound that
+// does not grow with the queue hands the turn over at nearly every release
+// once more writers wait than fit in it (see starving). Variables for the
+// tests.
+var (
+	turnBarging          = time.Millisecond
+	turnBargingPerWaiter = 200 * time.Microsecond
+	turnBargingMost      = 20 * time.Millisecond
+)
 
 var gates struct {
 	mu sync.Mutex
@@ -223,15 +230,28 @@ func (g *writeGate) mayTake(now time.Time) bool {
 // when another connection committed). Past it, each release hands the
 // turn to the first waiter, in order, until the first one has waited less
 // (it queued after the others: the queue is in the order of waiting).
-// So nobody waits more than turnBarging plus the turns of those queued
+// So nobody waits more than the bound plus the turns of those queued
 // ahead of it: the trade of sync.Mutex's starvation mode, with its bound.
-// A bound that grew with the queue (1 ms plus the queue's length times the
-// recent time per turn) was tried, to keep barging with 64 writers; it
-// measured no faster on two loaded cores and had longer tails
-// (bench/RESULTS.md).
+//
+// Unlike sync.Mutex's, the bound grows with the queue (200 µs a waiter,
+// 1 ms at least, 20 ms at most). Past the bound every release is a
+// hand-over, and a fixed bound is always past once more writers wait than
+// take their turns within it: 64 writers of 40 µs turns had the turn go
+// round in strict order, a parked goroutine and a cold page cache at every
+// write. With a bound of n waiters × 200 µs, the share of releases that
+// hand over settles near (turn time / 200 µs) whatever n is: a fifth or
+// less for short writes, which keep the turn with the warm writer, while
+// writes of a millisecond or more are still handed over in order (their
+// waiters have always waited past it). The cap keeps a long queue's
+// waits within a small part of any busy timeout (bench/RESULTS.md, "The
+// write turn's bound grows with its queue").
 func (g *writeGate) starving(now time.Time) bool {
 	h := g.head()
-	return h != nil && now.Sub(h.since) >= turnBarging
+	if h == nil {
+		return false
+	}
+	bound := min(max(turnBarging, time.Duration(len(g.waiters))*turnBargingPerWaiter), max(turnBarging, turnBargingMost))
+	return now.Sub(h.since) >= bound
 }
 
 // arrive is w's look at the turn after a signal, and reports whether the

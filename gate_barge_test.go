@@ -173,6 +173,42 @@ func TestTurnStarvingWaiterServed(t *testing.T) {
 	t.Logf("the hog took the turn %d times before the waiter had it", hogTurns.Load())
 }
 
+// The bound grows with the queue: turnBargingPerWaiter for each waiter,
+// never less than turnBarging nor more than turnBargingMost. A first waiter
+// that has waited 1.5 ms starves behind one other waiter, not behind
+// fifteen (3 ms for 16); 25 ms starves however long the queue is.
+func TestTurnBargingBoundGrowsWithQueue(t *testing.T) {
+	setBarging(t, time.Millisecond)
+	now := time.Now()
+	cases := []struct {
+		waiters int
+		waited  time.Duration
+		starves bool
+	}{
+		{1, 900 * time.Microsecond, false},
+		{1, 1500 * time.Microsecond, true},
+		{2, 1500 * time.Microsecond, true},
+		{16, 1500 * time.Microsecond, false},
+		{16, 3100 * time.Microsecond, false},
+		{16, 3300 * time.Microsecond, true},
+		{500, 19 * time.Millisecond, false},
+		{500, 25 * time.Millisecond, true},
+	}
+	for _, c := range cases {
+		g := &writeGate{held: true}
+		queueByHand(g, now.Add(-c.waited))
+		for range c.waiters - 1 {
+			queueByHand(g, now)
+		}
+		g.mu.Lock()
+		starves := g.starving(now)
+		g.mu.Unlock()
+		if starves != c.starves {
+			t.Errorf("%d waiters, the first for %v: starving %v, want %v", c.waiters, c.waited, starves, c.starves)
+		}
+	}
+}
+
 // Waiters that queued one after another get the turn in that order once
 // they starve, whatever newcomers do meanwhile.
 func TestTurnStarvingInOrder(t *testing.T) {
