@@ -33,7 +33,8 @@ import (
 // SQLite drops a connection's cache when another connection committed). So,
 // as sync.Mutex does, a release frees the turn and wakes the first waiter
 // to ask for it, and whoever asks first takes it: most often the writer
-// that just gave it back, running, its cache warm. That holds only while
+// that just gave it back, running, its cache warm. A waiter that lost it
+// so is not woken again at each release (wake). That holds only while
 // the first waiter has not waited long (starving has the bound); past it,
 // releases hand the turn over in arrival order until the first waiter has
 // waited less. A group (group.go) reads the queue's order only through its
@@ -96,6 +97,7 @@ type gateWaiter struct {
 
 	queued bool // in waiters (under mu)
 	handed bool // the turn is its (under mu)
+	lost   bool // woken, it found the turn taken by a newcomer (under mu)
 }
 
 // The barging bound (starving): how long the oldest waiter may wait before
@@ -179,9 +181,23 @@ func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUni
 	// back, after a collection (lockwait.go), as in the busy handler.
 	collect := time.NewTimer(busyCollectAfter)
 	defer collect.Stop()
+	// A waiter that lost the turn to a newcomer is not woken by the
+	// releases that follow (wake); it looks again itself once it would
+	// starve, when a release that finds the turn taken hands it over.
+	var recheck *time.Timer
+	var recheckC <-chan time.Time
+	defer func() {
+		if recheck != nil {
+			recheck.Stop()
+		}
+	}()
 	for err == nil {
 		select {
 		case <-w.ch:
+			if g.arrive(w) {
+				return time.Since(start), false, nil
+			}
+		case <-recheckC:
 			if g.arrive(w) {
 				return time.Since(start), false, nil
 			}
@@ -194,6 +210,14 @@ func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUni
 		case <-collect.C:
 			collectForBusyWait()
 			collect.Reset(busyCollectGap)
+		}
+		if d, lost := g.lostFor(w); lost {
+			if recheck == nil {
+				recheck = time.NewTimer(d)
+				recheckC = recheck.C
+			} else {
+				recheck.Reset(d)
+			}
 		}
 	}
 	g.mu.Lock()
@@ -247,11 +271,12 @@ func (g *writeGate) mayTake(now time.Time) bool {
 // write turn's bound grows with its queue").
 func (g *writeGate) starving(now time.Time) bool {
 	h := g.head()
-	if h == nil {
-		return false
-	}
-	bound := min(max(turnBarging, time.Duration(len(g.waiters))*turnBargingPerWaiter), max(turnBarging, turnBargingMost))
-	return now.Sub(h.since) >= bound
+	return h != nil && now.Sub(h.since) >= g.bound()
+}
+
+// bound is the barging bound for the queue as it is; under mu.
+func (g *writeGate) bound() time.Duration {
+	return min(max(turnBarging, time.Duration(len(g.waiters))*turnBargingPerWaiter), max(turnBarging, turnBargingMost))
 }
 
 // arrive is w's look at the turn after a signal, and reports whether the
@@ -267,7 +292,11 @@ func (g *writeGate) arrive(w *gateWaiter) bool {
 	if g.woken == w {
 		g.woken = nil
 	}
-	if !w.queued || g.held {
+	if !w.queued {
+		return false
+	}
+	if g.held {
+		w.lost = true
 		return false
 	}
 	g.remove(w)
@@ -310,16 +339,43 @@ func (g *writeGate) release() {
 }
 
 // wake tells the first waiter that the turn is free, unless one woken is
-// on its way already; under mu.
+// on its way already, or the first waiter lost the turn to a newcomer
+// before; under mu.
+//
+// Why not wake a waiter that lost: while a writer keeps barging, every
+// release would wake the first waiter, which finds the turn taken again
+// and parks: a futex wake and a context switch per write, on the
+// releasing writer's path, for nothing. The waiter that lost looks again
+// itself every turnLookAgain, or once it would starve if that is sooner
+// (lostFor): a turn left free meanwhile waits at most that long.
 func (g *writeGate) wake() {
 	if g.woken != nil {
 		return
 	}
-	if h := g.head(); h != nil {
+	if h := g.head(); h != nil && !h.lost {
 		g.woken = h
 		signal(h)
 	}
 }
+
+// lostFor reports whether w lost the turn to a newcomer and waits without
+// being woken, and then when it should look again: in turnLookAgain, or
+// when it would starve if that is sooner.
+func (g *writeGate) lostFor(w *gateWaiter) (time.Duration, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !w.lost || !w.queued {
+		return 0, false
+	}
+	return min(max(time.Until(w.since.Add(g.bound())), 50*time.Microsecond), turnLookAgain), true
+}
+
+// turnLookAgain is how often a waiter that lost the turn to a newcomer
+// looks again: a turn that its newcomer left free, with nobody to wake,
+// stays free at most that long. Looking again only when it would starve
+// left the turn free for milliseconds with 64 writers of sql.Open's
+// default pool, whose newcomers come back late (bench/RESULTS.md).
+var turnLookAgain = 200 * time.Microsecond
 
 func signal(w *gateWaiter) {
 	select {

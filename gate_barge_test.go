@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -66,15 +67,18 @@ func TestTurnBargingStates(t *testing.T) {
 	if !g.tryTake() {
 		t.Fatal("a newcomer could not take the free turn ahead of a recent waiter")
 	}
-	if g.arrive(w) || !w.queued || g.woken != nil || g.head() != w {
-		t.Fatal("the woken waiter, finding the turn taken, must keep its place and wait")
+	if g.arrive(w) || !w.queued || g.woken != nil || g.head() != w || !w.lost {
+		t.Fatal("the woken waiter, finding the turn taken, must keep its place and wait, knowing it lost")
 	}
 	g.release()
-	if g.woken != w || !signalled(w) {
-		t.Fatal("the next release did not wake the waiter again")
+	if g.woken != nil || signalled(w) {
+		t.Fatal("a release woke the waiter that lost to a newcomer: it looks again itself when it would starve")
+	}
+	if d, lost := g.lostFor(w); !lost || d > turnBarging {
+		t.Fatalf("lostFor: %v, %v; want a look again within the bound", d, lost)
 	}
 	if !g.arrive(w) || !g.held || w.queued || g.woken != nil {
-		t.Fatal("the woken waiter, finding the turn free, must take it and leave the queue")
+		t.Fatal("the waiter that lost, looking again, must take the free turn and leave the queue")
 	}
 
 	// Past the bound: strict hand-over.
@@ -171,6 +175,53 @@ func TestTurnStarvingWaiterServed(t *testing.T) {
 		t.Fatalf("the waiter: %v", err)
 	}
 	t.Logf("the hog took the turn %d times before the waiter had it", hogTurns.Load())
+}
+
+// A waiter that lost the turn to a newcomer is not woken by releases any
+// more, and still gets the turn when the newcomer goes away: it looks
+// again itself once it would starve.
+func TestTurnLostWaiterLooksAgain(t *testing.T) {
+	setBarging(t, 20*time.Millisecond)
+	g := &writeGate{}
+	g.acquire(context.Background(), time.Minute)
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.acquire(context.Background(), time.Minute)
+		done <- err
+	}()
+	waitQueued(t, g, 1)
+	// Barge until the waiter, woken, has found the turn taken.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g.release()
+		for !g.tryTake() {
+			select {
+			case err := <-done:
+				t.Skipf("the waiter took the turn before any newcomer (%v): nothing lost to test", err)
+			default:
+			}
+			runtime.Gosched()
+		}
+		g.mu.Lock()
+		lost := g.head() != nil && g.head().lost
+		g.mu.Unlock()
+		if lost {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the waiter never lost the turn to a newcomer")
+		}
+		runtime.Gosched()
+	}
+	g.release() // and the newcomer goes away: nobody wakes the waiter
+	if err := <-done; err != nil {
+		t.Fatalf("the waiter that lost: %v", err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.held || len(g.waiters) != 0 {
+		t.Fatalf("after the waiter took the turn: held %v, %d waiting", g.held, len(g.waiters))
+	}
 }
 
 // The bound grows with the queue: turnBargingPerWaiter for each waiter,
