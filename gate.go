@@ -182,8 +182,8 @@ func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUni
 	collect := time.NewTimer(busyCollectAfter)
 	defer collect.Stop()
 	// A waiter that lost the turn to a newcomer is not woken by the
-	// releases that follow (wake); it looks again itself once it would
-	// starve, when a release that finds the turn taken hands it over.
+	// releases that follow (wake); it looks again itself (lostFor), and a
+	// release that finds it starving hands it the turn as to any waiter.
 	var recheck *time.Timer
 	var recheckC <-chan time.Time
 	defer func() {
