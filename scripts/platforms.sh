@@ -61,6 +61,11 @@ apt_install() {
 	return 1
 }
 
+# The Debian packages each platform needs (install takes them all).
+packages_windows=(gcc-mingw-w64-x86-64 wine64)
+packages_arm64=(gcc-aarch64-linux-gnu libc6-arm64-cross qemu-user-static)
+packages_musl=(musl-tools file)
+
 # tally LABEL [testtally flags]: reads a test binary's -test.v=test2json
 # output on stdin.
 tally() {
@@ -86,7 +91,7 @@ wine_removeall='Wine 8: os.RemoveAll fails, "unlinkat: Invalid function"=^[A-Za-
 reliability_counts='kill cycles|operations:|transactions committed|write transactions|did not start'
 
 platform_windows() {
-	apt_install gcc-mingw-w64-x86-64 wine64
+	apt_install "${packages_windows[@]}"
 	local exe="$work/sqlite3.test.exe" t0
 	t0=$SECONDS
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc go test -c -o "$exe" .
@@ -140,7 +145,7 @@ platform_windows() {
 }
 
 platform_arm64() {
-	apt_install gcc-aarch64-linux-gnu libc6-arm64-cross qemu-user-static
+	apt_install "${packages_arm64[@]}"
 	local bin="$work/sqlite3-arm64.test" t0
 	t0=$SECONDS
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=1 CC=aarch64-linux-gnu-gcc go test -c -o "$bin" .
@@ -168,7 +173,7 @@ platform_arm64() {
 }
 
 platform_musl() {
-	apt_install musl-tools file
+	apt_install "${packages_musl[@]}"
 	local bin="$work/quickstart-musl" t0
 	t0=$SECONDS
 	CC=musl-gcc CGO_ENABLED=1 go build -ldflags '-linkmode external -extldflags "-static"' -o "$bin" ./examples/quickstart
@@ -238,7 +243,7 @@ platform_darwin() {
 }
 
 platform_install() {
-	apt_install gcc-mingw-w64-x86-64 wine64 gcc-aarch64-linux-gnu libc6-arm64-cross qemu-user-static musl-tools file
+	apt_install "${packages_windows[@]}" "${packages_arm64[@]}" "${packages_musl[@]}"
 	zig_path >/dev/null
 }
 
