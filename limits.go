@@ -95,7 +95,7 @@ func (c *SQLiteConn) SetLimit(id int, newVal int) int {
 	old := cLimit(c.h, id, newVal)
 	if newVal >= 0 && newVal != old {
 		// Limits apply when a statement is compiled: cached statements
-		// compiled under the old value must not run (stmt_cache.go).
+		// compiled under the old value must not run (stmtCache).
 		c.cache.retire()
 	}
 	return old

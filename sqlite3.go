@@ -509,13 +509,6 @@ func (c *SQLiteConn) CheckNamedValue(nv *driver.NamedValue) error {
 	return driver.ErrSkip
 }
 
-// Begin starts a transaction; use BeginTx.
-//
-// Deprecated: Drivers should implement ConnBeginTx instead (or additionally).
-func (c *SQLiteConn) Begin() (driver.Tx, error) {
-	return c.BeginTx(context.Background(), driver.TxOptions{})
-}
-
 // BeginTx starts a transaction with the DSN's _txlock (BEGIN, BEGIN IMMEDIATE
 // or BEGIN EXCLUSIVE). SQLite transactions are serializable, whatever the
 // level asked for: as mattn/go-sqlite3 does, every isolation level is accepted
