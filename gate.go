@@ -182,8 +182,9 @@ func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUni
 	collect := time.NewTimer(busyCollectAfter)
 	defer collect.Stop()
 	// A waiter that lost the turn to a newcomer is not woken by the
-	// releases that follow (wake); it looks again itself (lostFor), and a
-	// release that finds it starving hands it the turn as to any waiter.
+	// releases that follow (wake); it looks again itself when arrive says,
+	// and a release that finds it starving hands it the turn as to any
+	// waiter.
 	var recheck *time.Timer
 	var recheckC <-chan time.Time
 	defer func() {
@@ -192,15 +193,13 @@ func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUni
 		}
 	}()
 	for err == nil {
+		var took bool
+		var look time.Duration
 		select {
 		case <-w.ch:
-			if g.arrive(w) {
-				return time.Since(start), false, nil
-			}
+			took, look = g.arrive(w)
 		case <-recheckC:
-			if g.arrive(w) {
-				return time.Since(start), false, nil
-			}
+			took, look = g.arrive(w)
 		case <-done:
 			return time.Since(start), true, nil
 		case <-ctx.Done():
@@ -211,12 +210,15 @@ func (g *writeGate) wait(ctx context.Context, timeout time.Duration, u *groupUni
 			collectForBusyWait()
 			collect.Reset(busyCollectGap)
 		}
-		if d, lost := g.lostFor(w); lost {
+		if took {
+			return time.Since(start), false, nil
+		}
+		if look > 0 {
 			if recheck == nil {
-				recheck = time.NewTimer(d)
+				recheck = time.NewTimer(look)
 				recheckC = recheck.C
 			} else {
-				recheck.Reset(d)
+				recheck.Reset(look)
 			}
 		}
 	}
@@ -279,29 +281,30 @@ func (g *writeGate) bound() time.Duration {
 	return min(max(turnBarging, time.Duration(len(g.waiters))*turnBargingPerWaiter), max(turnBarging, turnBargingMost))
 }
 
-// arrive is w's look at the turn after a signal, and reports whether the
-// turn is now its: handed to it, or free and taken. A waiter that finds it
-// taken by a newcomer keeps its place and waits again; one whose unit a
-// group took waits for its outcome.
-func (g *writeGate) arrive(w *gateWaiter) bool {
+// arrive is w's look at the turn after a signal or its own look again, and
+// reports whether the turn is now its: handed to it, or free and taken. A
+// waiter that finds it taken by a newcomer keeps its place, marked lost,
+// and is told when to look again (look); one whose unit a group took
+// waits for its outcome.
+func (g *writeGate) arrive(w *gateWaiter) (took bool, look time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if w.handed {
-		return true
+		return true, 0
 	}
 	if g.woken == w {
 		g.woken = nil
 	}
 	if !w.queued {
-		return false
+		return false, 0
 	}
 	if g.held {
 		w.lost = true
-		return false
+		return false, g.lookAgainIn(w)
 	}
 	g.remove(w)
 	g.held = true
-	return true
+	return true, 0
 }
 
 // tryTake takes g's turn if a newcomer may (mayTake).
@@ -347,7 +350,7 @@ func (g *writeGate) release() {
 // and parks: a futex wake and a context switch per write, on the
 // releasing writer's path, for nothing. The waiter that lost looks again
 // itself every turnLookAgain, or once it would starve if that is sooner
-// (lostFor): a turn left free meanwhile waits at most that long.
+// (lookAgainIn): a turn left free meanwhile waits at most that long.
 func (g *writeGate) wake() {
 	if g.woken != nil {
 		return
@@ -358,16 +361,11 @@ func (g *writeGate) wake() {
 	}
 }
 
-// lostFor reports whether w lost the turn to a newcomer and waits without
-// being woken, and then when it should look again: in turnLookAgain, or
-// when it would starve if that is sooner.
-func (g *writeGate) lostFor(w *gateWaiter) (time.Duration, bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if !w.lost || !w.queued {
-		return 0, false
-	}
-	return min(max(time.Until(w.since.Add(g.bound())), 50*time.Microsecond), turnLookAgain), true
+// lookAgainIn is when a waiter that lost the turn to a newcomer, and is
+// not woken by releases, looks again: in turnLookAgain, or when it would
+// starve if that is sooner; under mu.
+func (g *writeGate) lookAgainIn(w *gateWaiter) time.Duration {
+	return min(max(time.Until(w.since.Add(g.bound())), 50*time.Microsecond), turnLookAgain)
 }
 
 // turnLookAgain is how often a waiter that lost the turn to a newcomer

@@ -67,17 +67,16 @@ func TestTurnBargingStates(t *testing.T) {
 	if !g.tryTake() {
 		t.Fatal("a newcomer could not take the free turn ahead of a recent waiter")
 	}
-	if g.arrive(w) || !w.queued || g.woken != nil || g.head() != w || !w.lost {
+	if took, look := g.arrive(w); took || !w.queued || g.woken != nil || g.head() != w || !w.lost {
 		t.Fatal("the woken waiter, finding the turn taken, must keep its place and wait, knowing it lost")
+	} else if look <= 0 || look > turnBarging {
+		t.Fatalf("the waiter that lost looks again in %v; want within the bound", look)
 	}
 	g.release()
 	if g.woken != nil || signalled(w) {
 		t.Fatal("a release woke the waiter that lost to a newcomer: it looks again itself when it would starve")
 	}
-	if d, lost := g.lostFor(w); !lost || d > turnBarging {
-		t.Fatalf("lostFor: %v, %v; want a look again within the bound", d, lost)
-	}
-	if !g.arrive(w) || !g.held || w.queued || g.woken != nil {
+	if took, _ := g.arrive(w); !took || !g.held || w.queued || g.woken != nil {
 		t.Fatal("the waiter that lost, looking again, must take the free turn and leave the queue")
 	}
 
@@ -128,7 +127,7 @@ func TestTurnBargingWakePassedOn(t *testing.T) {
 	u := &groupUnit{done: make(chan struct{})}
 	w3 := queueByHand(g, time.Now())
 	w3.unit = u
-	if !g.arrive(w2) {
+	if took, _ := g.arrive(w2); !took {
 		t.Fatal("the woken waiter did not take the free turn")
 	}
 	g.release()
@@ -138,7 +137,7 @@ func TestTurnBargingWakePassedOn(t *testing.T) {
 	if !g.tryTake() || !g.takeUnit(u) || !u.taken {
 		t.Fatal("a newcomer's group could not take the woken waiter's unit")
 	}
-	if g.woken != nil || g.arrive(w3) {
+	if took, look := g.arrive(w3); g.woken != nil || took || look != 0 {
 		t.Fatal("a waiter whose unit a group took must wait for its outcome, not the turn")
 	}
 }
