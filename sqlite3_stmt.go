@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -678,9 +679,7 @@ type stmtCache struct {
 func (sc *stmtCache) take(query string) *SQLiteStmt {
 	for i := len(sc.idle) - 1; i >= 0; i-- {
 		if s := sc.idle[i]; s.cacheKey == query {
-			copy(sc.idle[i:], sc.idle[i+1:])
-			sc.idle[len(sc.idle)-1] = nil
-			sc.idle = sc.idle[:len(sc.idle)-1]
+			sc.idle = slices.Delete(sc.idle, i, i+1) // clears the freed slot
 			return s
 		}
 	}
@@ -695,9 +694,7 @@ func (sc *stmtCache) put(s *SQLiteStmt) bool {
 	}
 	if len(sc.idle) >= sc.max {
 		old := sc.idle[0]
-		copy(sc.idle, sc.idle[1:])
-		sc.idle[len(sc.idle)-1] = nil
-		sc.idle = sc.idle[:len(sc.idle)-1]
+		sc.idle = slices.Delete(sc.idle, 0, 1)
 		old.finalize()
 	}
 	sc.idle = append(sc.idle, s)
