@@ -202,8 +202,12 @@ func (r *replicator) wait(ctx context.Context, seq uint64) error {
 // one was in flight, and the writers that one released, committing while
 // this one is in flight, would wait for the next: the writers would split in
 // two halves that take turns, each request confirming half of them. The
-// hold is bounded by half the time the last request took (maxReplHold at
-// most), and a writer alone never waits for it.
+// hold lasts at most as long as the last request took (maxReplHold at
+// most): a released writer that misses it waits for the request after, as
+// long again, so a hold up to that length costs the early writers no more
+// than it saves the late ones. (Half of it was too short at FULL, where an
+// fsync per group makes the writers slow to come back: 40 of 64 writers a
+// confirmation.) A writer alone never waits for it.
 func (r *replicator) begin(rd *replRound) {
 	r.cur = rd
 	left := time.Until(r.holdEnd)
@@ -247,7 +251,7 @@ func (r *replicator) run(rd *replRound) {
 	r.holdEnd = time.Time{}
 	if err == nil && rd.waiters > 1 {
 		r.until = r.seq.Load() + uint64(rd.waiters)
-		r.holdEnd = time.Now().Add(min(took/2, maxReplHold))
+		r.holdEnd = time.Now().Add(min(took, maxReplHold))
 	}
 	if n := r.next; n != nil {
 		r.next = nil

@@ -324,6 +324,50 @@ func TestReplicateWaitShared(t *testing.T) {
 	}
 }
 
+// Writers released by a confirmation that take more than half a request's
+// time to commit again still share the next one: the request waits for them
+// up to as long as a request takes, which is what each would otherwise wait
+// for the request after it. (A hold of half the request's time split them
+// in two confirmations a cycle.)
+func TestReplicateWaitHoldsForReleasedWriters(t *testing.T) {
+	const delay = 20 * time.Millisecond // a request's time: a hold of 20 ms
+	const pause = 12 * time.Millisecond // more than half of it, 8 ms to spare
+	db, _, _ := replicaPool(t, "&_group_commit=1", delay)
+	const writers, each = 16, 12
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				if _, err := db.Exec("INSERT INTO t VALUES (?, 'x')", w*each+i+1); err != nil {
+					errs <- err
+					return
+				}
+				time.Sleep(pause)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	st, err := Stats(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perConfirmation := float64(st.ReplicatedWrites) / float64(st.Replications)
+	t.Logf("%d writes in %d confirmations: %.1f each", st.ReplicatedWrites, st.Replications, perConfirmation)
+	// All 16 in each confirmation but the first (the writers start apart)
+	// and a straggler now and then (12-15 beside three CPU burners); halves
+	// give 8.
+	if perConfirmation < 11 {
+		t.Errorf("%.1f writes per confirmation, want nearly all %d writers in each", perConfirmation, writers)
+	}
+}
+
 // A write Litestream does not confirm is committed locally, and its caller
 // is told so with ErrNotReplicated; reads are never delayed.
 func TestReplicateWaitFailures(t *testing.T) {
