@@ -23,7 +23,7 @@
 // measured window (new level-0 LTX files in the replica) and, for wait,
 // FileStats' confirmations. Raw lines (Go benchmark format, one per case
 // and round; benchstat reads them) go to <out>/ours.txt, the table of
-// medians to <out>/tables.md.
+// medians to <out>/tables.md, their chart to <out>/throughput.svg.
 package main
 
 import (
@@ -193,6 +193,11 @@ func run(cfg config) error {
 	writeTable(&md, cfg, results)
 	os.Stdout.Write(md.Bytes())
 	if err := os.WriteFile(filepath.Join(out, "tables.md"), md.Bytes(), 0o644); err != nil {
+		return err
+	}
+	var svg bytes.Buffer
+	writeChart(&svg, cfg, results, medianOf(results))
+	if err := os.WriteFile(filepath.Join(out, "throughput.svg"), svg.Bytes(), 0o644); err != nil {
 		return err
 	}
 	if len(failed) > 0 {
@@ -512,20 +517,7 @@ func tail(path string) string {
 // writes/s and p50/p99 (medians over the rounds), wait's writes per upload
 // and per confirmation, and wait's throughput over post's and plain's.
 func writeTable(w io.Writer, cfg config, results map[acase][]measured) {
-	med := func(c acase, f func(measured) float64) float64 {
-		var v []float64
-		for _, m := range results[c] {
-			v = append(v, f(m))
-		}
-		if len(v) == 0 {
-			return math.NaN()
-		}
-		slices.Sort(v)
-		if len(v)%2 == 1 {
-			return v[len(v)/2]
-		}
-		return (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
+	med := medianOf(results)
 	rate := func(m measured) float64 { return m.rate() }
 	p50 := func(m measured) float64 { return ms(m.p50) }
 	p99 := func(m measured) float64 { return ms(m.p99) }
@@ -581,6 +573,25 @@ func writeTable(w io.Writer, cfg config, results map[acase][]measured) {
 			}
 			fmt.Fprintln(w)
 		}
+	}
+}
+
+// medianOf returns the median over a case's rounds of f of each, NaN for a
+// case that did not run.
+func medianOf(results map[acase][]measured) func(acase, func(measured) float64) float64 {
+	return func(c acase, f func(measured) float64) float64 {
+		var v []float64
+		for _, m := range results[c] {
+			v = append(v, f(m))
+		}
+		if len(v) == 0 {
+			return math.NaN()
+		}
+		slices.Sort(v)
+		if len(v)%2 == 1 {
+			return v[len(v)/2]
+		}
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
 	}
 }
 
