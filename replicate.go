@@ -74,6 +74,7 @@ const defaultReplicateTimeout = 10 * time.Second
 type replicator struct {
 	socket, path string
 	timeout      time.Duration
+	maxHold      time.Duration // maxReplHold
 
 	seq atomic.Uint64 // commits of the file's connections, numbered as they ended
 
@@ -102,8 +103,9 @@ type replRound struct {
 }
 
 // maxReplHold bounds how long a request is held for the writers the last
-// one released (run).
-const maxReplHold = 20 * time.Millisecond
+// one released (run). A variable for the tests: a replicator takes it when
+// it is made.
+var maxReplHold = 20 * time.Millisecond
 
 var replicators struct {
 	mu sync.Mutex
@@ -122,7 +124,7 @@ func replicatorFor(socket, path string, timeout time.Duration) *replicator {
 	key := [2]string{socket, path}
 	r := replicators.m[key]
 	if r == nil {
-		r = &replicator{socket: socket, path: path, timeout: timeout}
+		r = &replicator{socket: socket, path: path, timeout: timeout, maxHold: maxReplHold}
 		replicators.m[key] = r
 	}
 	return r
@@ -251,7 +253,7 @@ func (r *replicator) run(rd *replRound) {
 	r.holdEnd = time.Time{}
 	if err == nil && rd.waiters > 1 {
 		r.until = r.seq.Load() + uint64(rd.waiters)
-		r.holdEnd = time.Now().Add(min(took, maxReplHold))
+		r.holdEnd = time.Now().Add(min(took, r.maxHold))
 	}
 	if n := r.next; n != nil {
 		r.next = nil

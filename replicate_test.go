@@ -271,6 +271,37 @@ func TestReplicateWaitEveryAcknowledgement(t *testing.T) {
 	}
 }
 
+// insertConcurrently runs writers goroutines that each insert each rows
+// of t, one Exec a row, calling after with the row's id once it is
+// acknowledged; the first error fails t.
+func insertConcurrently(t *testing.T, db *sql.DB, writers, each int, after func(id int64) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				id := int64(w*each + i + 1)
+				if _, err := db.Exec("INSERT INTO t VALUES (?, 'x')", id); err != nil {
+					errs <- err
+					return
+				}
+				if err := after(id); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
 // Writers share confirmations: a commit that ended before a request was
 // sent is covered by it, the ones that end meanwhile share the next one,
 // and no write is acknowledged before the replica holds it. With and
@@ -280,30 +311,12 @@ func TestReplicateWaitShared(t *testing.T) {
 		t.Run("dsn"+extra, func(t *testing.T) {
 			db, f, _ := replicaPool(t, extra, 20*time.Millisecond)
 			const writers, each = 16, 20
-			var wg sync.WaitGroup
-			errs := make(chan error, writers)
-			for w := range writers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := range each {
-						id := int64(w*each + i + 1)
-						if _, err := db.Exec("INSERT INTO t VALUES (?, 'x')", id); err != nil {
-							errs <- err
-							return
-						}
-						if !f.has(id) {
-							errs <- fmt.Errorf("row %d acknowledged, not on the replica", id)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Fatal(err)
-			}
+			insertConcurrently(t, db, writers, each, func(id int64) error {
+				if !f.has(id) {
+					return fmt.Errorf("row %d acknowledged, not on the replica", id)
+				}
+				return nil
+			})
 			st, err := Stats(context.Background(), db)
 			if err != nil {
 				t.Fatal(err)
@@ -330,30 +343,18 @@ func TestReplicateWaitShared(t *testing.T) {
 // for the request after it. (A hold of half the request's time split them
 // in two confirmations a cycle.)
 func TestReplicateWaitHoldsForReleasedWriters(t *testing.T) {
-	const delay = 20 * time.Millisecond // a request's time: a hold of 20 ms
-	const pause = 12 * time.Millisecond // more than half of it, 8 ms to spare
+	// Long enough for a loaded machine's scheduling: a request of 100 ms,
+	// the writers back 60 ms after its answer, beyond half of it, 40 ms
+	// inside the whole.
+	const delay, pause = 100 * time.Millisecond, 60 * time.Millisecond
+	defer func(d time.Duration) { maxReplHold = d }(maxReplHold)
+	maxReplHold = time.Second
 	db, _, _ := replicaPool(t, "&_group_commit=1", delay)
-	const writers, each = 16, 12
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range each {
-				if _, err := db.Exec("INSERT INTO t VALUES (?, 'x')", w*each+i+1); err != nil {
-					errs <- err
-					return
-				}
-				time.Sleep(pause)
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	const writers, each = 16, 8
+	insertConcurrently(t, db, writers, each, func(int64) error {
+		time.Sleep(pause)
+		return nil
+	})
 	st, err := Stats(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -361,8 +362,7 @@ func TestReplicateWaitHoldsForReleasedWriters(t *testing.T) {
 	perConfirmation := float64(st.ReplicatedWrites) / float64(st.Replications)
 	t.Logf("%d writes in %d confirmations: %.1f each", st.ReplicatedWrites, st.Replications, perConfirmation)
 	// All 16 in each confirmation but the first (the writers start apart)
-	// and a straggler now and then (12-15 beside three CPU burners); halves
-	// give 8.
+	// and a straggler now and then; halves give 8.
 	if perConfirmation < 11 {
 		t.Errorf("%.1f writes per confirmation, want nearly all %d writers in each", perConfirmation, writers)
 	}
