@@ -309,20 +309,7 @@ func (m *mode) runAll(cfg config, sched []cycle, pace *mode) (failures []string,
 	m.replica = filepath.Join(m.dir, "replica")
 	m.cfgPath = filepath.Join(m.dir, "litestream.yml")
 	m.socket = filepath.Join(m.dir, "ls.sock")
-	// Debug level: Litestream logs each upload ("ltx file uploaded").
-	yml := fmt.Sprintf(`logging:
-  level: debug
-  type: text
-socket:
-  enabled: true
-  path: %s
-dbs:
-  - path: %s
-    replica:
-      type: file
-      path: %s
-`, m.socket, m.db, m.replica)
-	if err := os.WriteFile(m.cfgPath, []byte(yml), 0o644); err != nil {
+	if err := writeConfig(m.cfgPath, m.socket, m.db, m.replica, ""); err != nil {
 		return nil, err
 	}
 	setup, err := sql.Open("sqlite3", "file:"+m.db+"?"+serverDSN)
@@ -385,21 +372,11 @@ func (m *mode) runCycle(cfg config, c cycle, rate float64) (r result, failures [
 		failures = append(failures, fmt.Sprintf("%s, cycle %d (%d writers, group commit %v): ", m.name, c.n, c.writers, c.group)+fmt.Sprintf(format, args...))
 	}
 	logPath := filepath.Join(m.dir, fmt.Sprintf("litestream-%d.log", c.n))
-	ls, err := sidecar.Start(cfg.litestream, m.cfgPath, logPath)
+	ls, err := startReady(cfg.litestream, m.cfgPath, logPath, m.socket, m.db)
 	if err != nil {
 		return r, failures, err
 	}
 	defer ls.Kill()
-	// Ready once the control socket answers a sync of the database: it is
-	// open, and what earlier cycles left in the WAL is on the replica.
-	if err := sidecar.WaitFor(30*time.Second, 20*time.Millisecond, func() (bool, error) {
-		if ls.Exited() {
-			return false, fmt.Errorf("litestream replicate exited at start: %v\n%s", ls.Err(), sidecar.Tail(logPath, 20))
-		}
-		return syncReplica(m.socket, m.db) == nil, nil
-	}); err != nil {
-		return r, failures, fmt.Errorf("waiting for Litestream to answer POST /sync: %w (%v)\n%s", err, syncReplica(m.socket, m.db), sidecar.Tail(logPath, 20))
-	}
 
 	// The application.
 	dsn := "file:" + m.db + "?" + serverDSN + appDSN
@@ -597,6 +574,46 @@ func (m *mode) summary() {
 			fmt.Printf("  %2d writers, %d pool(s): %6d acknowledged; per upload (Litestream's log, level 0) %s\n", sh.writers, sh.pools, b[0], ratio(b[0], b[3]))
 		}
 	}
+}
+
+// writeConfig writes Litestream's config for db at path: its control
+// socket, a file replica, and dbExtra (indented lines) among db's settings.
+// Debug level: Litestream logs each upload ("ltx file uploaded") and each
+// snapshot's reason.
+func writeConfig(path, socket, db, replica, dbExtra string) error {
+	yml := fmt.Sprintf(`logging:
+  level: debug
+  type: text
+socket:
+  enabled: true
+  path: %s
+dbs:
+  - path: %s
+%s    replica:
+      type: file
+      path: %s
+`, socket, db, dbExtra, replica)
+	return os.WriteFile(path, []byte(yml), 0o644)
+}
+
+// startReady starts Litestream with the config at cfgPath, logging to
+// logPath, and returns once the control socket answers a sync of db: it is
+// open, and what the WAL held before is on the replica.
+func startReady(bin, cfgPath, logPath, socket, db string) (*sidecar.Litestream, error) {
+	ls, err := sidecar.Start(bin, cfgPath, logPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := sidecar.WaitFor(30*time.Second, 20*time.Millisecond, func() (bool, error) {
+		if ls.Exited() {
+			return false, fmt.Errorf("litestream replicate exited at start: %v\n%s", ls.Err(), sidecar.Tail(logPath, 20))
+		}
+		return syncReplica(socket, db) == nil, nil
+	}); err != nil {
+		ls.Kill()
+		return nil, fmt.Errorf("waiting for Litestream to answer POST /sync: %w (%v)\n%s", err, syncReplica(socket, db), sidecar.Tail(logPath, 20))
+	}
+	return ls, nil
 }
 
 // syncReplica asks Litestream at socket to sync db to its replica and wait

@@ -92,22 +92,8 @@ func (c restartCase) run(cfg config, dir string) (lost bool, detail string, err 
 	}
 	db, replica, socket := filepath.Join(dir, "app.db"), filepath.Join(dir, "replica"), filepath.Join(dir, "ls.sock")
 	cfgPath := filepath.Join(dir, "litestream.yml")
-	yml := fmt.Sprintf(`logging:
-  level: debug
-  type: text
-socket:
-  enabled: true
-  path: %s
-dbs:
-  - path: %s
-    min-checkpoint-page-count: 1000000
-    truncate-page-n: 10000000
-    checkpoint-interval: 1h
-    replica:
-      type: file
-      path: %s
-`, socket, db, replica)
-	if err := os.WriteFile(cfgPath, []byte(yml), 0o644); err != nil {
+	// Litestream's own checkpoints off: only the application restarts the WAL.
+	if err := writeConfig(cfgPath, socket, db, replica, "    min-checkpoint-page-count: 1000000\n    truncate-page-n: 10000000\n    checkpoint-interval: 1h\n"); err != nil {
 		return false, "", err
 	}
 	dsn := "file:" + db + "?" + serverDSN + c.dsn
@@ -125,21 +111,7 @@ dbs:
 	}
 	defer acked.Close()
 	start := func(n int) (*sidecar.Litestream, error) {
-		logPath := filepath.Join(dir, fmt.Sprintf("litestream-%d.log", n))
-		ls, err := sidecar.Start(cfg.litestream, cfgPath, logPath)
-		if err != nil {
-			return nil, err
-		}
-		if err := sidecar.WaitFor(30*time.Second, 20*time.Millisecond, func() (bool, error) {
-			if ls.Exited() {
-				return false, fmt.Errorf("litestream replicate exited at start: %v\n%s", ls.Err(), sidecar.Tail(logPath, 20))
-			}
-			return syncReplica(socket, db) == nil, nil
-		}); err != nil {
-			ls.Kill()
-			return nil, fmt.Errorf("waiting for Litestream: %w\n%s", err, sidecar.Tail(logPath, 20))
-		}
-		return ls, nil
+		return startReady(cfg.litestream, cfgPath, filepath.Join(dir, fmt.Sprintf("litestream-%d.log", n)), socket, db)
 	}
 
 	// 1. Up to killAt frames, confirmed.
