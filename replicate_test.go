@@ -343,10 +343,10 @@ func TestReplicateWaitShared(t *testing.T) {
 // for the request after it. (A hold of half the request's time split them
 // in two confirmations a cycle.)
 func TestReplicateWaitHoldsForReleasedWriters(t *testing.T) {
-	// Long enough for a loaded machine's scheduling: a request of 100 ms,
-	// the writers back 60 ms after its answer, beyond half of it, 40 ms
-	// inside the whole.
-	const delay, pause = 100 * time.Millisecond, 60 * time.Millisecond
+	// Long enough for a loaded machine and -asan: a request of 400 ms, the
+	// writers back 240 ms after its answer, beyond half of it, 160 ms
+	// inside the whole (40 ms was too little under -asan beside CI).
+	const delay, pause = 400 * time.Millisecond, 240 * time.Millisecond
 	defer func(d time.Duration) { maxReplHold = d }(maxReplHold)
 	maxReplHold = time.Second
 	db, _, _ := replicaPool(t, "&_group_commit=1", delay)
