@@ -27,6 +27,7 @@ import (
 // their errors.
 func queueBehind(t *testing.T, db *sql.DB, hold *sql.Tx, lead, write func() error) (leadErr, writeErr error) {
 	t.Helper()
+	groupsRunLong(t)
 	g := gateOf(t, db)
 	n := g.queued()
 	res := [2]chan error{make(chan error, 1), make(chan error, 1)}
