@@ -30,6 +30,7 @@
 **     bridge_share_stats.c  the file's counters (FileStats)
 **   bridge_unlock.c       shared-cache lock waits (sqlite_unlock_notify tag)
 **   bridge_conn.c         open, configure, close a connection; its last error
+**   bridge_checkpoint.c   the auto-checkpoint, after the write turn
 **   bridge_stmt.c         prepare, describe, finalize a statement
 **   bridge_group.c        whether a connection may join a group commit
 **   bridge_bind.c         bind the parameters Go wrote
@@ -78,6 +79,7 @@
 #include "bridge_share_stats.c"
 #include "bridge_unlock.c"
 #include "bridge_conn.c"
+#include "bridge_checkpoint.c"
 #include "bridge_stmt.c"
 #include "bridge_group.c"
 #include "bridge_bind.c"

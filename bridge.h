@@ -207,6 +207,12 @@ struct bridge_conn {
   int64_t busy_ns, busy_waits;  /* in the busy handler (bridge_busy_cb); a wait is its calls from count 0 */
   int64_t held_ns, helds;       /* read transactions the WAL bound held (share_hold_reader) */
   int64_t checkpoint_ns, checkpoints; /* the WAL bound's checkpoints it ran (bridge_share_after) */
+  /* SQLite's auto-checkpoint, run once the turn is given back
+  ** (bridge_checkpoint.c): the default hook's argument while it is set
+  ** aside for a step, whether it is, and whether main's checkpoint is due. */
+  void *ckpt_frames;
+  int ckpt_deferred;
+  int ckpt_due;
   int unlock_waiting;  /* 1 while waiting for another connection's shared-cache
                        ** lock (sqlite_unlock_notify tag; always 0 without it),
                        ** stored atomically: tests read it while the wait runs */
@@ -511,6 +517,10 @@ void bridge_share_timed_out(bridge_conn *c);
 ** passed half of c->wal_bound and c holds no transaction, restarts it
 ** (holding new readers of the process at most BRIDGE_WAL_HOLD_MS). */
 void bridge_share_after(bridge_conn *c);
+
+/* Runs the auto-checkpoint of the main database that a commit left due
+** (ckpt_due; bridge_checkpoint.c), unless a transaction is open. */
+void bridge_checkpoint_due(bridge_conn *c);
 #define BRIDGE_WAL_HOLD_MS 100
 /* A read transaction older than this whose snapshot outlives the bound's
 ** next look is a long one, unless most of the process's readers are that

@@ -110,7 +110,7 @@ static void bridge_copy_out(bridge_stmt *s, bridge_col *row, int *used) {
 ** sqlite3_interrupt (a panicking collation) is not a row. */
 static int bridge_run_stmt(bridge_conn *c, sqlite3_stmt *st) {
   sqlite3_stmt *outer = c->running;
-  int rc;
+  int rc, later = bridge_checkpoint_step(c, st);
   bridge_depth(c, 1);
   c->running = st;
   c->waited = 0;
@@ -120,6 +120,7 @@ static int bridge_run_stmt(bridge_conn *c, sqlite3_stmt *st) {
   rc = sqlite3_step(st);
   c->running = outer;
   bridge_depth(c, -1);
+  if (later) bridge_checkpoint_step_end(c);
   if (c->vfile && c->depth == 0 && rc != SQLITE_ROW) bridge_share_after(c);
 #if SQLITE_VERSION_NUMBER >= 3041000
   if (rc == SQLITE_ROW && sqlite3_is_interrupted(c->db)) rc = SQLITE_INTERRUPT;

@@ -161,6 +161,7 @@ bridge_word *bridge_word_new(void) { return (bridge_word *)calloc(1, sizeof(brid
 ** called into C. */
 static void bridge_depth(bridge_conn *c, int d) {
   c->depth += d;
+  if (d > 0 ? c->depth == 2 : c->depth == 1) bridge_checkpoint_nest(c, d > 0); /* SQL inside a step */
   if (d > 0) __atomic_store_n(&c->word->thread, (const void *)&bridge_thread, __ATOMIC_RELAXED);
   __atomic_store_n(&c->word->depth, c->depth, __ATOMIC_RELEASE);
 }

@@ -134,7 +134,8 @@ func (k *connCore) unlock(held bool) {
 
 // settle ends whatever ran under mu, before mu is let go: it finalizes the
 // orphans (closing a collected connection), and gives the write turn back
-// once the connection holds no transaction (gate.go). Every path that lets
+// once the connection holds no transaction (gate.go), and then runs the
+// auto-checkpoint a commit left due (bridge_checkpoint.c). Every path that lets
 // go of mu goes through it, so a transaction that ends in a cleanup (a
 // dropped Rows finalized) gives the turn back as one ended by Close does.
 func (k *connCore) settle() {
@@ -155,6 +156,11 @@ func (k *connCore) settle() {
 			k.commits = n
 			k.noteCommit()
 		}
+	}
+	if k.h != nil {
+		// SQLite's auto-checkpoint of a commit of this operation, once the
+		// turn is back: the file's other writers go on meanwhile.
+		cCheckpointDue(k.h)
 	}
 }
 
