@@ -58,13 +58,12 @@ func cSetWaitLeft(h connHandle, d time.Duration) {
 	h.wait_until = C.sqlite3_int64(C.bridge_share_now() + C.int64_t(d))
 }
 
-// cCheckpointDue runs the auto-checkpoint that a commit of the connection
-// left due (bridge_checkpoint.c), if any: a read of C memory when none is.
-func cCheckpointDue(h connHandle) {
-	if h.ckpt_due != 0 {
-		C.bridge_checkpoint_due(h)
-	}
-}
+// cCheckpointIsDue reports whether a commit of the connection left its
+// auto-checkpoint due (bridge_checkpoint.c): a read of C memory.
+func cCheckpointIsDue(h connHandle) bool { return h.ckpt_due != 0 }
+
+// cCheckpointDue runs that checkpoint, unless a transaction is open.
+func cCheckpointDue(h connHandle) { C.bridge_checkpoint_due(h) }
 
 // cClearWait lifts cSetWaitLeft's limit (a store into C memory).
 func cClearWait(h connHandle) { h.wait_until = 0 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // SQLite's auto-checkpoint runs after the write turn is given back
@@ -60,20 +61,11 @@ func TestAutoCheckpointRuns(t *testing.T) {
 			for _, every := range []int{10, 0} {
 				t.Run(fmt.Sprintf("%s/others=%d/autocheckpoint=%d", name, others, every), func(t *testing.T) {
 					path := filepath.Join(t.TempDir(), "c.db")
-					db, err := sql.Open("sqlite3", fmt.Sprintf("%s?_journal_mode=WAL&_pragma=wal_autocheckpoint(%d)", path, every))
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer db.Close()
+					db := openTestDB(t, fmt.Sprintf("%s?_journal_mode=WAL&_pragma=wal_autocheckpoint(%d)", path, every))
 					testMustExec(t, db, "CREATE TABLE t(k, v)")
 					for i := 0; i < others; i++ {
 						// Another connection on the file: writes take the turn.
-						c, err := db.Conn(context.Background())
-						if err != nil {
-							t.Fatal(err)
-						}
-						defer c.Close()
-						if err := c.PingContext(context.Background()); err != nil {
+						if err := testConn(t, db).PingContext(context.Background()); err != nil {
 							t.Fatal(err)
 						}
 					}
@@ -178,4 +170,52 @@ func fileSize(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return fi.Size()
+}
+
+// While a connection runs its auto-checkpoint, another connection's write
+// on the file goes through: the checkpoint no longer holds the write turn.
+// (Inside the commit's step, it held every writer of the process until it
+// was done.)
+func TestAutoCheckpointLetsWritersOn(t *testing.T) {
+	if !bundledSQLite {
+		t.Skip("against the system SQLite the WAL hook cannot be set aside: the checkpoint runs in the step")
+	}
+	db := openTestDB(t, filepath.Join(t.TempDir(), "c.db")+"?_journal_mode=WAL&_busy_timeout=60000&_pragma=wal_autocheckpoint(10)")
+	testMustExec(t, db, "CREATE TABLE t(k, v)")
+	ctx := context.Background()
+	a, b := testConn(t, db), testConn(t, db)
+	if _, err := b.ExecContext(ctx, "INSERT INTO t VALUES (-1, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	var once bool
+	var during error
+	beforeAutoCheckpoint = func() {
+		if once {
+			return // b's own checkpoint, if its write leaves one due
+		}
+		once = true
+		// On a's goroutine, a's operation not yet returned: with a still
+		// holding the turn, b's write would wait for it until its context
+		// ends (well inside the busy timeout, after which it would go on
+		// without the turn).
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, during = b.ExecContext(ctx, "INSERT INTO t VALUES (-2, 0)")
+	}
+	t.Cleanup(func() { beforeAutoCheckpoint = nil })
+	for i := 0; i < 40 && !once; i++ {
+		if _, err := a.ExecContext(ctx, "INSERT INTO t VALUES (?, randomblob(2000))", i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !once {
+		t.Fatal("no auto-checkpoint ran after 40 commits of 2 KB with wal_autocheckpoint(10)")
+	}
+	if during != nil {
+		t.Errorf("another connection's write during the auto-checkpoint: %v", during)
+	}
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM t WHERE k = -2").Scan(&n); err != nil || n != 1 {
+		t.Errorf("the write made during the checkpoint: %d rows (%v), want 1", n, err)
+	}
 }

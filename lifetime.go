@@ -157,12 +157,20 @@ func (k *connCore) settle() {
 			k.noteCommit()
 		}
 	}
-	if k.h != nil {
+	if k.h != nil && cCheckpointIsDue(k.h) {
 		// SQLite's auto-checkpoint of a commit of this operation, once the
 		// turn is back: the file's other writers go on meanwhile.
+		if beforeAutoCheckpoint != nil {
+			beforeAutoCheckpoint()
+		}
 		cCheckpointDue(k.h)
 	}
 }
+
+// beforeAutoCheckpoint, when set (by a test), runs before settle runs an
+// auto-checkpoint, under the connection's exclusion, with the turn given
+// back.
+var beforeAutoCheckpoint func()
 
 // noteCommit records that the connection's operation committed just now
 // (replicate.go): the caller's acknowledgement waits for it (acked).
