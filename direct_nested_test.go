@@ -20,13 +20,13 @@ func directNestedTable(t *testing.T, c *SQLiteConn, n int) {
 	directExec(t, c, "INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < "+strconv.Itoa(n)+") SELECT i, 'y' || i FROM n")
 }
 
-// registerInner registers inner(k) on c: with DirectStmts of its own on c,
+// registerInner registers lookup(k) on c: with DirectStmts of its own on c,
 // it reads the rows x <= k of t (numbers and text, batched), logs k with
 // Exec and ExecColumns, finalizes them, and returns the sum of x (checked
 // against k). A failure is the function's error.
 func registerInner(t *testing.T, c *SQLiteConn) {
 	t.Helper()
-	err := c.RegisterFunc("inner", func(k int64) (int64, error) {
+	err := c.RegisterFunc("lookup", func(k int64) (int64, error) {
 		q, err := c.PrepareDirect("SELECT x, y, x * 0.5 FROM t WHERE x <= ?1 ORDER BY x")
 		if err != nil {
 			return 0, err
@@ -71,8 +71,8 @@ func registerInner(t *testing.T, c *SQLiteConn) {
 	}
 }
 
-// The outer query's columns, as inner leaves them.
-const directOuterQuery = "SELECT x, y, inner(x % 5 + 1), 'o' || y, x * 0.25 FROM t"
+// The outer query's columns, as lookup leaves them.
+const directOuterQuery = "SELECT x, y, lookup(x % 5 + 1), 'o' || y, x * 0.25 FROM t"
 
 // checkOuterRow checks row i (from 1) of directOuterQuery.
 func checkOuterRow(t *testing.T, i int64, x int64, y string, in int64, oy string, f float64) {
@@ -123,7 +123,7 @@ func TestDirectNestedInFunction(t *testing.T) {
 		directNestedTable(t, c, n)
 		registerInner(t, c)
 		for _, query := range []string{
-			directOuterQuery, // read-only: rows stepped ahead, inner running between them
+			directOuterQuery, // read-only: rows stepped ahead, lookup running between them
 			"UPDATE t SET y = y RETURNING " + directOuterQuery[len("SELECT "):len(directOuterQuery)-len(" FROM t")], // one row per call
 		} {
 			s := mustPrepareDirect(t, c, query)
@@ -145,15 +145,15 @@ func TestDirectNestedInFunction(t *testing.T) {
 			s.Finalize()
 		}
 		// The outer as Exec and ExecColumns.
-		ins := mustPrepareDirect(t, c, "INSERT INTO log SELECT inner(?1)")
+		ins := mustPrepareDirect(t, c, "INSERT INTO log SELECT lookup(?1)")
 		if err := ins.Exec(4); err != nil {
 			t.Fatal(err)
 		}
 		if done, err := ins.ExecColumns([]int64{1, 2, 3}); done != 3 || err != nil {
 			t.Fatalf("ExecColumns: %d, %v", done, err)
 		}
-		// inner(k) logs k: 1..5 each n/5 times per outer query; the INSERTs
-		// log inner's k and then its result.
+		// lookup(k) logs k: 1..5 each n/5 times per outer query; the INSERTs
+		// log lookup's k and then its result.
 		if got := testDirectInt(t, c, "SELECT sum(v) FROM log WHERE v > 0"); got != 2*(n/5)*15+(4+10)+(1+1)+(2+3)+(3+6) {
 			t.Fatalf("log sum %d", got)
 		}
