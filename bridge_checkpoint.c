@@ -56,15 +56,16 @@ static void bridge_checkpoint_restore(bridge_conn *c) {
   }
 }
 
-/* Whether st may commit: a statement that writes, or, in a transaction,
-** COMMIT or RELEASE (which SQLite calls read-only: they are the short
-** programs with OP_AutoCommit or OP_Savepoint). Not PRAGMA
-** wal_autocheckpoint, which reads the hook when it compiles, as it may
-** again inside its step. */
+/* Whether st may commit: a statement that writes, in autocommit (inside a
+** transaction it commits nothing: a bulk insert's steps pay nothing here),
+** or, in a transaction, COMMIT or RELEASE (which SQLite calls read-only:
+** they are the short programs with OP_AutoCommit or OP_Savepoint). Not
+** PRAGMA wal_autocheckpoint, which reads the hook when it compiles, as it
+** may again inside its step. */
 static int bridge_checkpoint_may_commit(sqlite3 *db, sqlite3_stmt *st) {
   const Vdbe *v = (const Vdbe *)st;
   int i;
-  if (!sqlite3_stmt_readonly(st)) return 1;
+  if (!sqlite3_stmt_readonly(st)) return db->autoCommit;
   if (db->autoCommit || v->nOp > 8) return 0;
   for (i = 0; i < v->nOp; i++)
     if (v->aOp[i].opcode == OP_AutoCommit || v->aOp[i].opcode == OP_Savepoint) return 1;
@@ -114,9 +115,8 @@ void bridge_checkpoint_due(bridge_conn *c) {
   ** would refuse it (SQLITE_LOCKED); it runs when that one ends. */
   if (sqlite3_txn_state(c->db, 0) != SQLITE_TXN_NONE) return;
   c->ckpt_due = 0;
-  c->depth++;
+  /* PASSIVE: no busy handler, hook or callback runs inside it. */
   sqlite3_wal_checkpoint(c->db, "main");
-  c->depth--;
 }
 
 #endif /* BRIDGE_TU */
