@@ -209,7 +209,8 @@ struct bridge_conn {
   int64_t checkpoint_ns, checkpoints; /* the WAL bound's checkpoints it ran (bridge_share_after) */
   /* SQLite's auto-checkpoint, run once the turn is given back
   ** (bridge_checkpoint.c): the default hook's argument while it is set
-  ** aside for a step, whether it is, and whether main's checkpoint is due. */
+  ** aside for a step, whether it is, and whether main's checkpoint is due
+  ** (0, or BRIDGE_CKPT_AFTER_TURN or BRIDGE_CKPT_IN_TURN: when to run it). */
   void *ckpt_frames;
   int ckpt_deferred;
   int ckpt_due;
@@ -521,6 +522,8 @@ void bridge_share_after(bridge_conn *c);
 /* Runs the auto-checkpoint of the main database that a commit left due
 ** (ckpt_due; bridge_checkpoint.c), unless a transaction is open. */
 void bridge_checkpoint_due(bridge_conn *c);
+#define BRIDGE_CKPT_AFTER_TURN 1 /* once the write turn is given back */
+#define BRIDGE_CKPT_IN_TURN 2    /* before: the WAL is past twice wal_autocheckpoint */
 #define BRIDGE_WAL_HOLD_MS 100
 /* A read transaction older than this whose snapshot outlives the bound's
 ** next look is a long one, unless most of the process's readers are that

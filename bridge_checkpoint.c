@@ -11,9 +11,10 @@
 ** commit, on a connection whose WAL hook is SQLite's default, the hook is
 ** set aside for one that only notes that the main database's checkpoint is
 ** due (ckpt_due); Go runs it (bridge_checkpoint_due) once the operation has
-** given the turn back (connCore.settle). The checkpoint is the same
-** (PASSIVE, its result ignored, as the default hook's), for the same
-** commit, before the operation returns; only the turn is free meanwhile.
+** given the turn back, or, past twice the threshold, just before
+** (connCore.settle, checkpoint.go). The checkpoint is the same (PASSIVE,
+** its result ignored, as the default hook's), for the same commit, before
+** the operation returns; only the turn is free meanwhile.
 **
 ** Nothing else can tell: the default hook is back before the step returns,
 ** and before any SQL a callback runs on the connection inside the step
@@ -28,9 +29,15 @@
 ** the default hook's (the frame count) is in c->ckpt_frames. */
 static int bridge_checkpoint_later(void *arg, sqlite3 *db, const char *zDb, int frames) {
   bridge_conn *c = (bridge_conn *)arg;
-  if (frames < SQLITE_PTR_TO_INT(c->ckpt_frames)) return SQLITE_OK;
+  int n = SQLITE_PTR_TO_INT(c->ckpt_frames);
+  if (frames < n) return SQLITE_OK;
   if (sqlite3StrICmp(zDb, "main") == 0) {
-    c->ckpt_due = 1;
+    /* Past twice the threshold, the checkpoints run after the turn kept
+    ** losing to the writers that went on meanwhile: a PASSIVE checkpoint
+    ** copies what was there when it began, and the WAL restarts only
+    ** when a write begins with all of it copied. This one runs before the
+    ** turn is given back, so that the next write restarts the WAL. */
+    c->ckpt_due = frames < 2 * n ? BRIDGE_CKPT_AFTER_TURN : BRIDGE_CKPT_IN_TURN;
     return SQLITE_OK;
   }
   return sqlite3WalDefaultHook(c->ckpt_frames, db, zDb, frames);

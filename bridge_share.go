@@ -59,11 +59,20 @@ func cSetWaitLeft(h connHandle, d time.Duration) {
 }
 
 // cCheckpointIsDue reports whether a commit of the connection left its
-// auto-checkpoint due (bridge_checkpoint.c): a read of C memory.
-func cCheckpointIsDue(h connHandle) bool { return h.ckpt_due != 0 }
+// auto-checkpoint due (bridge_checkpoint.c), and when to run it: 0 (not
+// due), ckptAfterTurn or ckptInTurn. A read of C memory.
+func cCheckpointIsDue(h connHandle) int { return int(h.ckpt_due) }
+
+const (
+	ckptAfterTurn = C.BRIDGE_CKPT_AFTER_TURN
+	ckptInTurn    = C.BRIDGE_CKPT_IN_TURN
+)
 
 // cCheckpointDue runs that checkpoint, unless a transaction is open.
 func cCheckpointDue(h connHandle) { C.bridge_checkpoint_due(h) }
+
+// cCheckpointDrop forgets it (a store into C memory).
+func cCheckpointDrop(h connHandle) { h.ckpt_due = 0 }
 
 // cClearWait lifts cSetWaitLeft's limit (a store into C memory).
 func cClearWait(h connHandle) { h.wait_until = 0 }

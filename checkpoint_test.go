@@ -189,7 +189,7 @@ func TestAutoCheckpointLetsWritersOn(t *testing.T) {
 	}
 	var once bool
 	var during error
-	beforeAutoCheckpoint = func() {
+	beforeAutoCheckpoint = func(bool) {
 		if once {
 			return // b's own checkpoint, if its write leaves one due
 		}
@@ -217,5 +217,58 @@ func TestAutoCheckpointLetsWritersOn(t *testing.T) {
 	var n int
 	if err := db.QueryRow("SELECT count(*) FROM t WHERE k = -2").Scan(&n); err != nil || n != 1 {
 		t.Errorf("the write made during the checkpoint: %d rows (%v), want 1", n, err)
+	}
+}
+
+// With writers that go on while one connection checkpoints, each PASSIVE
+// checkpoint copies only what was there when it began, and the WAL, which
+// restarts only when a write begins with all of it copied, would grow
+// with no end but the WAL bound (turned off here). Past twice
+// wal_autocheckpoint frames the checkpoint runs before the turn is given
+// back, and the WAL stays within that size (no reader here holds it back).
+func TestAutoCheckpointKeepsWALSmall(t *testing.T) {
+	if !bundledSQLite {
+		t.Skip("against the system SQLite the checkpoint runs in the step")
+	}
+	const every, writers, writes = 100, 8, 1000
+	path := filepath.Join(t.TempDir(), "c.db")
+	db := openTestDB(t, fmt.Sprintf("%s?_journal_mode=WAL&_busy_timeout=60000&_wal_bound=0&_pragma=wal_autocheckpoint(%d)", path, every))
+	testMustExec(t, db, "CREATE TABLE t(k INTEGER PRIMARY KEY, v)")
+	// Every connection open before the first write: opening one reads the
+	// file, and a read transaction holds back any checkpoint.
+	conns := make([]*sql.Conn, writers)
+	for w := range conns {
+		conns[w] = testConn(t, db)
+		if err := conns[w].PingContext(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make(chan error, writers)
+	for _, c := range conns {
+		go func() {
+			for i := 0; i < writes; i++ {
+				if _, err := c.ExecContext(context.Background(), "INSERT INTO t(v) VALUES (randomblob(500))"); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for w := 0; w < writers; w++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pageSize int64
+	if err := db.QueryRow("PRAGMA page_size").Scan(&pageSize); err != nil {
+		t.Fatal(err)
+	}
+	frames := (fileSize(t, path+"-wal") - 32) / (pageSize + 24)
+	t.Logf("the WAL reached %d frames with wal_autocheckpoint(%d) after %d one-row writes", frames, every, writers*writes)
+	// Twice the threshold and the last commit's frames (without the rule:
+	// a thousand and more).
+	if frames > 2*every+10 {
+		t.Errorf("the WAL reached %d frames, past 2 × wal_autocheckpoint (%d)", frames, every)
 	}
 }

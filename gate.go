@@ -79,6 +79,8 @@ type writeGate struct {
 	// free and someone waits, one is (so the turn never idles with a queue).
 	woken *gateWaiter
 
+	ckpt sync.Mutex // the process's auto-checkpoints of the file, one at a time (checkpoint.go)
+
 	contended atomic.Int64 // when a groupable write last had to queue (UnixNano; group.go)
 	// The last group's size and how long its COMMIT took (ns), for the
 	// next group's wait for more writes (group.go, waitForMore).

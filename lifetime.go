@@ -134,13 +134,21 @@ func (k *connCore) unlock(held bool) {
 
 // settle ends whatever ran under mu, before mu is let go: it finalizes the
 // orphans (closing a collected connection), and gives the write turn back
-// once the connection holds no transaction (gate.go), and then runs the
-// auto-checkpoint a commit left due (bridge_checkpoint.c). Every path that lets
+// once the connection holds no transaction (gate.go), and runs the
+// auto-checkpoint a commit left due (checkpoint.go), after that or, once
+// the WAL is past twice its threshold, before. Every path that lets
 // go of mu goes through it, so a transaction that ends in a cleanup (a
 // dropped Rows finalized) gives the turn back as one ended by Close does.
 func (k *connCore) settle() {
 	if k.pending.Load() != 0 {
 		k.reapLocked()
+	}
+	due := 0
+	if k.h != nil {
+		due = cCheckpointIsDue(k.h)
+	}
+	if due == ckptInTurn {
+		k.autoCheckpoint(true)
 	}
 	if k.turn {
 		k.endTurn()
@@ -157,20 +165,10 @@ func (k *connCore) settle() {
 			k.noteCommit()
 		}
 	}
-	if k.h != nil && cCheckpointIsDue(k.h) {
-		// SQLite's auto-checkpoint of a commit of this operation, once the
-		// turn is back: the file's other writers go on meanwhile.
-		if beforeAutoCheckpoint != nil {
-			beforeAutoCheckpoint()
-		}
-		cCheckpointDue(k.h)
+	if due == ckptAfterTurn {
+		k.autoCheckpoint(false)
 	}
 }
-
-// beforeAutoCheckpoint, when set (by a test), runs before settle runs an
-// auto-checkpoint, under the connection's exclusion, with the turn given
-// back.
-var beforeAutoCheckpoint func()
 
 // noteCommit records that the connection's operation committed just now
 // (replicate.go): the caller's acknowledgement waits for it (acked).

@@ -780,6 +780,11 @@ func turnWriters(d Driver, path string, c ConcurrentCase, o ConcurrentOptions) (
 	m.addLatencies("", all)
 	m.add("errors", float64(werrs.all.Load()))
 	m.add("busy-errors", float64(werrs.busy.Load()))
+	// The WAL file's size is its largest: a restart reuses it from the
+	// start, and nothing truncated it (none of these runs reaches a bound).
+	if fi, err := os.Stat(path + "-wal"); err == nil {
+		m.add("wal-B", float64(fi.Size()))
+	}
 	if werrs.all.Load() > 0 {
 		fmt.Fprintf(os.Stderr, "%s: first writer error %q\n", c.Name, werrs.firstErr)
 	}
