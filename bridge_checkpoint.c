@@ -36,8 +36,9 @@ static int bridge_checkpoint_later(void *arg, sqlite3 *db, const char *zDb, int 
     ** losing to the writers that went on meanwhile: a PASSIVE checkpoint
     ** copies what was there when it began, and the WAL restarts only
     ** when a write begins with all of it copied. This one runs before the
-    ** turn is given back, so that the next write restarts the WAL. */
-    c->ckpt_due = frames < 2 * n ? BRIDGE_CKPT_AFTER_TURN : BRIDGE_CKPT_IN_TURN;
+    ** turn is given back, so that the next write restarts the WAL.
+    ** (frames - n, not 2 * n: PRAGMA wal_autocheckpoint takes any int.) */
+    c->ckpt_due = frames - n < n ? BRIDGE_CKPT_AFTER_TURN : BRIDGE_CKPT_IN_TURN;
     return SQLITE_OK;
   }
   return sqlite3WalDefaultHook(c->ckpt_frames, db, zDb, frames);
