@@ -302,8 +302,9 @@ wait:
 // three times: Wine's CreateProcess fails now and then ("Internal error")
 // while it is still ending the child killed just before. A child that never
 // started ran nothing of the driver, so trying again hides no failure.
+// Not a t.Helper: its log line must name the t.Logf here, or the platforms
+// step's tally (scripts/testtally) cannot tell it from a failure message.
 func crashStartChild(t *testing.T, env string) (*exec.Cmd, io.Reader, *strings.Builder) {
-	t.Helper()
 	for attempt := 1; ; attempt++ {
 		cmd := testBinaryCommand("-test.run=^TestCrashChild$", "-test.count=1", "-test.timeout=2m")
 		cmd.Env = append(os.Environ(), env)
