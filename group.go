@@ -302,7 +302,7 @@ func (c *SQLiteConn) runGroup(w *watch, s *SQLiteStmt, args []driver.NamedValue,
 	g := c.newGroup(fp)
 	g.n, g.size = 1, size
 	own.ctx = w.ctx
-	total := cCounters(k.h).total
+	before := cCounters(k.h)
 	err := c.groupStep(s, args, g.savepoints, own, w.gen)
 	if err != nil && cAutocommit(k.h) {
 		return err // SQLite rolled back all there was: its own write
@@ -311,8 +311,11 @@ func (c *SQLiteConn) runGroup(w *watch, s *SQLiteStmt, args []driver.NamedValue,
 	if err == nil {
 		g.ok++
 	}
-	kept := cCounters(k.h).total > total // a failure that kept changes (OR FAIL)
+	kept := cCounters(k.h).total > before.total // a failure that kept changes (OR FAIL)
 	g.lead = func() error {
+		// SQLite undid the first run, not what it added to the counters:
+		// they read as if this run were the only one.
+		cSetCounters(k.h, before)
 		own.out = nil
 		own.err = c.groupStep(s, args, g.savepoints, own, 0)
 		return own.err
@@ -575,7 +578,9 @@ func (c *SQLiteConn) groupStep(s *SQLiteStmt, args []driver.NamedValue, savepoin
 	if err := s.bind(&b, true); err != nil {
 		return err
 	}
+	var pre counters
 	if savepoint {
+		pre = cCounters(c.h)
 		if err := c.execOne("SAVEPOINT fastsqlite_group"); err != nil {
 			return err
 		}
@@ -611,6 +616,12 @@ func (c *SQLiteConn) groupStep(s *SQLiteStmt, args []driver.NamedValue, savepoin
 		// autocommit's COMMIT and so the whole statement.
 		if !unresolved || c.execOne("ROLLBACK TO fastsqlite_group") == nil {
 			_ = c.execOne("RELEASE fastsqlite_group")
+		}
+		if unresolved {
+			// Autocommit's failed COMMIT counts none of the statement's
+			// changes (its last insert rowid stays, as there).
+			cSetCounters(c.h, counters{cCounters(c.h).rowid, 0, pre.total})
+			u.after.changes = 0
 		}
 	}
 	return err

@@ -583,6 +583,116 @@ func TestGroupCommitSettingsDecide(t *testing.T) {
 	}
 }
 
+// last_insert_rowid(), changes() and total_changes() read after a write
+// that failed in another connection's group read what they read after the
+// same write in autocommit: a CHECK failure (ABORT: nothing kept), an OR
+// FAIL that keeps its first row, and, with foreign keys on, an orphan of a
+// deferred constraint, which the group runs and undoes in a savepoint,
+// where autocommit fails it at its end (with foreign keys off it is
+// accepted).
+func TestGroupCommitFailedWriteCounters(t *testing.T) {
+	ctx := context.Background()
+	schema := []string{
+		"CREATE TABLE parent(id INTEGER PRIMARY KEY)",
+		"CREATE TABLE child(id INTEGER PRIMARY KEY, pid INT REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)",
+		"CREATE TABLE c(id INTEGER PRIMARY KEY, v INT CHECK (v >= 0))",
+		"INSERT INTO parent VALUES (1)",
+	}
+	writes := []string{
+		"INSERT INTO c VALUES (10, 1), (11, -1)",
+		"INSERT OR FAIL INTO c VALUES (20, 1), (21, -1)",
+		"INSERT INTO child(pid) VALUES (99)",
+	}
+	for _, fk := range []string{"", "&_fk=1"} {
+		// What autocommit gives, on a pool without the switch.
+		ref := openReaders(t, filepath.Join(t.TempDir(), "ref.db"))
+		ref.SetMaxOpenConns(1)
+		if fk != "" {
+			testMustExec(t, ref, "PRAGMA foreign_keys = ON")
+		}
+		for _, q := range schema {
+			testMustExec(t, ref, q)
+		}
+		want := map[string][3]int64{}
+		failed := map[string]bool{}
+		for _, q := range writes {
+			var before, rowid, changes, total int64
+			if err := ref.QueryRow("SELECT total_changes()").Scan(&before); err != nil {
+				t.Fatal(err)
+			}
+			_, err := ref.Exec(q)
+			failed[q] = err != nil
+			if err := ref.QueryRow("SELECT last_insert_rowid(), changes(), total_changes()").Scan(&rowid, &changes, &total); err != nil {
+				t.Fatal(err)
+			}
+			want[q] = [3]int64{rowid, changes, total - before}
+		}
+		if !failed[writes[0]] || !failed[writes[1]] || failed[writes[2]] != (fk != "") {
+			t.Fatalf("fk=%q: autocommit's outcomes %v: the writes do not fail as this test means", fk, failed)
+		}
+
+		db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), fk)
+		for _, q := range schema {
+			testMustExec(t, db, q)
+		}
+		x, h, a := threeConns(t, db)
+		y, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer y.Close()
+		g := gateOf(t, db)
+		groupsRunLong(t)
+		for i, q := range writes {
+			var before, rowid, changes, total int64
+			if err := a.QueryRowContext(ctx, "SELECT total_changes()").Scan(&before); err != nil {
+				t.Fatal(err)
+			}
+			hold, err := x.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// h leads, a's write and y's queue behind it: a group of the
+			// good writes that counts y's shows that a's ran in it too
+			// (the group ends at a write it leaves to its own connection).
+			g0, u0 := groupCounts()
+			ws := []func() error{
+				func() error { _, err := h.ExecContext(ctx, "INSERT INTO parent VALUES (?)", 100+2*i); return err },
+				func() error { _, err := a.ExecContext(ctx, q); return err },
+				func() error { _, err := y.ExecContext(ctx, "INSERT INTO parent VALUES (?)", 101+2*i); return err },
+			}
+			errs := make([]chan error, len(ws))
+			n := g.queued()
+			for j, w := range ws {
+				errs[j] = make(chan error, 1)
+				go func() { errs[j] <- w() }()
+				waitQueued(t, g, n+j+1)
+			}
+			if err := hold.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			leadErr, err, lastErr := <-errs[0], <-errs[1], <-errs[2]
+			if leadErr != nil || lastErr != nil || (err != nil) != failed[q] {
+				t.Fatalf("fk=%q: %s: %v (the others: %v, %v); autocommit failed: %v", fk, q, err, leadErr, lastErr, failed[q])
+			}
+			wantUnits := int64(2)
+			if !failed[q] {
+				wantUnits = 3
+			}
+			if g1, u1 := groupCounts(); g1-g0 != 1 || u1-u0 != wantUnits {
+				t.Fatalf("fk=%q: %s: %d groups of %d writes, want one of %d", fk, q, g1-g0, u1-u0, wantUnits)
+			}
+			if err := a.QueryRowContext(ctx, "SELECT last_insert_rowid(), changes(), total_changes()").Scan(&rowid, &changes, &total); err != nil {
+				t.Fatal(err)
+			}
+			if got := [3]int64{rowid, changes, total - before}; got != want[q] {
+				t.Errorf("fk=%q: %s in a group: last_insert_rowid() %d, changes() %d, total_changes() grew by %d; autocommit: %d, %d, %d",
+					fk, q, got[0], got[1], got[2], want[q][0], want[q][1], want[q][2])
+			}
+		}
+	}
+}
+
 // A grouped write whose context ends while it runs is interrupted, as in
 // autocommit, and undone alone: SQLite rolls back the group's whole
 // transaction, and the group runs again the writes before it, which
@@ -641,5 +751,19 @@ func TestGroupCommitDeadlineInterrupts(t *testing.T) {
 	var vs string
 	if err := db.QueryRow("SELECT group_concat(v, ',' ORDER BY v) FROM t").Scan(&vs); err != nil || vs != "after,before" {
 		t.Errorf("rows %q (%v), want after,before", vs, err)
+	}
+	// What each connection reads back counts its write once, as in
+	// autocommit, though the group ran the writes before the interrupted
+	// one twice (the group's own write among them); the interrupted write
+	// changed nothing.
+	for _, w := range []struct {
+		name           string
+		c              *sql.Conn
+		changes, total int64
+	}{{"the group's own write", h, 1, 1}, {"OR FAIL", f, 1, 1}, {"the interrupted write", a, 0, 0}, {"the write after", y, 1, 1}} {
+		var changes, total int64
+		if err := w.c.QueryRowContext(ctx, "SELECT changes(), total_changes()").Scan(&changes, &total); err != nil || changes != w.changes || total != w.total {
+			t.Errorf("%s: changes() %d, total_changes() %d (%v), want %d, %d", w.name, changes, total, err, w.changes, w.total)
+		}
 	}
 }
