@@ -474,7 +474,9 @@ func vocabulary(r *rand.Rand, p *Program, c int, s *connState, k int) {
 		if s.reader {
 			break
 		}
-		add(Op{Kind: KSlowWrite, Conn: c, Ms: 30 + r.IntN(50), SQL: "INSERT INTO t(k, v) SELECT ?, 'slow' || c FROM (" + slowCount + ")",
+		// Its deadline 10 ms or more past the longest busy timeout (30 ms):
+		// mattn waits a busy timeout out whatever the context (Exceptions).
+		add(Op{Kind: KSlowWrite, Conn: c, Ms: 40 + r.IntN(50), SQL: "INSERT INTO t(k, v) SELECT ?, 'slow' || c FROM (" + slowCount + ")",
 			Args: []any{int64(1000 + len(p.Ops))}})
 		endLost(p, c, s)
 	default: // a TEMP table named as a main table, made in a transaction, then used by the ops that write t
