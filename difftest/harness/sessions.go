@@ -24,7 +24,7 @@ const (
 	CFunc      = "func"      // ConnectHook functions whose value is the connection's own
 	CCollate   = "collate"   // a collation registered on some connections only
 	CHooks     = "hooks"     // update/commit/rollback hooks keeping a change feed
-	CConflict  = "conflict"  // OR FAIL/IGNORE/REPLACE/ROLLBACK, RAISE(FAIL), foreign keys
+	CConflict  = "conflict"  // OR FAIL/IGNORE/REPLACE/ROLLBACK, RAISE(FAIL), foreign keys (immediate and deferred)
 	CDeadline  = "deadline"  // context deadlines on reads and writes, in transactions too
 	CPool      = "pool"      // a lookup through the bounded pool inside a transaction
 	CLeak      = "leak"      // a transaction left open with its Rows; writes queued before it
@@ -390,7 +390,13 @@ func (s *session) step(st Step) {
 			o = "ignore:" + s.exec("INSERT OR IGNORE INTO c(id, v) VALUES(?, 1), (?, -1)", k, k+1) +
 				" replace:" + s.exec("INSERT OR REPLACE INTO c(id, v) VALUES(?, 2)", k)
 		case 3:
-			o = "fk:" + s.exec("INSERT INTO child(pid, tag) VALUES(-1, ?)", fmt.Sprintf("F%d-%d-%d", s.seq, s.id, s.n))
+			// An orphan, every other time of a deferred constraint: autocommit
+			// fails it at its end, a group undoes it in a savepoint.
+			table := "child"
+			if s.n%2 == 0 {
+				table = "dchild"
+			}
+			o = "fk:" + s.exec("INSERT INTO "+table+"(pid, tag) VALUES(-1, ?)", fmt.Sprintf("F%d-%d-%d", s.seq, s.id, s.n))
 		case 4:
 			o = strings.Join([]string{s.begin(), "fail:" + s.exec("INSERT OR FAIL INTO c(id, v) VALUES(?, 1), (?, -1)", k, k+1),
 				"raise:" + s.exec("INSERT INTO u(id, v) VALUES(?, 1), (?, -1)", k, k+1), s.end(true)}, " ")
@@ -596,7 +602,11 @@ func (r *runner) sessionChecks(db *sql.DB, seq int) []string {
 		WHERE c.tag LIKE ?`, fmt.Sprintf("S%d-%%", seq)).Scan(&total, &wrong)
 	lines = append(lines, fmt.Sprintf("%s-check: children=%d not-their-parent's=%d/%s", CLastRowID, total, wrong, r.class(err)))
 	lines = append(lines, CHooks+"-check: "+r.feed(db))
-	for _, q := range []string{"DELETE FROM child WHERE tag LIKE ?1 OR tag LIKE ?2", "DELETE FROM parent WHERE tag LIKE ?1", "DELETE FROM fn WHERE tag LIKE ?1"} {
+	var orphans int64
+	err = db.QueryRow("SELECT count(*) FROM dchild WHERE tag LIKE ?", fmt.Sprintf("F%d-%%", seq)).Scan(&orphans)
+	lines = append(lines, fmt.Sprintf("%s-check: deferred orphans kept=%d/%s", CConflict, orphans, r.class(err)))
+	for _, q := range []string{"DELETE FROM child WHERE tag LIKE ?1 OR tag LIKE ?2", "DELETE FROM dchild WHERE tag LIKE ?2",
+		"DELETE FROM parent WHERE tag LIKE ?1", "DELETE FROM fn WHERE tag LIKE ?1"} {
 		if _, err := db.Exec(q, fmt.Sprintf("S%d-%%", seq), fmt.Sprintf("F%d-%%", seq)); err != nil {
 			lines = append(lines, "cleanup: "+r.class(err))
 		}
