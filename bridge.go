@@ -295,6 +295,9 @@ func cSetCounters(h connHandle, v counters) {
 	C.bridge_counters_set(h, C.int64_t(v.rowid), C.int64_t(v.changes), C.int64_t(v.total))
 }
 
+// cGroupCommittedOthers calls bridge_group_committed_others.
+func cGroupCommittedOthers(h connHandle) { C.bridge_group_committed_others(h) }
+
 // cForeignKeysOn calls bridge_foreign_keys.
 func cForeignKeysOn(h connHandle) bool { return C.bridge_foreign_keys(h) != 0 }
 

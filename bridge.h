@@ -474,6 +474,10 @@ typedef struct bridge_counters {
 bridge_counters bridge_counters_get(bridge_conn *c);
 void bridge_counters_set(bridge_conn *c, int64_t rowid, int64_t changes, int64_t total);
 
+/* c committed changes of other connections' writes (its group): its PRAGMA
+** data_version moves as if they had committed them themselves. */
+void bridge_group_committed_others(bridge_conn *c);
+
 /* Counts a wait for the write turn in Go that got it after ns, in the
 ** file's stats (one that ran out is counted by the busy handler). */
 void bridge_share_turn_counted(bridge_conn *c, int64_t ns);

@@ -60,6 +60,20 @@ void bridge_counters_set(bridge_conn *c, int64_t rowid, int64_t changes, int64_t
 #endif
 }
 
+/* PRAGMA data_version moves when a read finds the file changed by another
+** connection, and not for the connection's own commits (the Btree offsets
+** its pager's count: sqlite3BtreeCommitPhaseTwo). A group's COMMIT holds
+** other connections' writes, which in autocommit the group's connection
+** would have found at its next read: the same offset, the other way. */
+void bridge_group_committed_others(bridge_conn *c) {
+#ifdef BRIDGE_UNITY
+  Btree *bt = c->db->aDb[0].pBt;
+  if (bt) bt->iBDataVersion++;
+#else
+  (void)c;
+#endif
+}
+
 #ifdef BRIDGE_UNITY
 static uint64_t bridge_mix(uint64_t h, uint64_t v) {
   int i;

@@ -35,7 +35,10 @@ import (
 // asks again before it takes the write from the queue (drain); a write H
 // refuses stays first in the queue, H commits, and the turn passes to A. What a write changes on its connection and SQL reads
 // back (last_insert_rowid(), changes(), total_changes()) is carried from A
-// to H and back. A transaction (BeginTx) always runs on its own
+// to H and back; PRAGMA data_version moves on H for the others' writes its
+// COMMIT holds, and writes join only behind H's own write once it changed
+// rows, so that it moves on A as when A's commit followed that change
+// (bridge_group_committed_others). A transaction (BeginTx) always runs on its own
 // connection and commits alone: it takes the turn like any writer, and the
 // writes queued behind it form their own group once it is done. (One run
 // on another connection would take its TEMP objects, direct statements,
@@ -311,7 +314,8 @@ func (c *SQLiteConn) runGroup(w *watch, s *SQLiteStmt, args []driver.NamedValue,
 	if err == nil {
 		g.ok++
 	}
-	kept := cCounters(k.h).total > before.total // a failure that kept changes (OR FAIL)
+	// Its own rows changed: a success, or a failure that kept some (OR FAIL).
+	changed := cCounters(k.h).total > before.total
 	g.lead = func() error {
 		// SQLite undid the first run, not what it added to the counters:
 		// they read as if this run were the only one.
@@ -320,17 +324,26 @@ func (c *SQLiteConn) runGroup(w *watch, s *SQLiteStmt, args []driver.NamedValue,
 		own.err = c.groupStep(s, args, g.savepoints, own, 0)
 		return own.err
 	}
-	lost := c.drain(g)
+	var lost error
+	if changed {
+		// Other writes join only behind one that changed rows: each of them
+		// then follows a change of another connection, as its own commit
+		// would have (PRAGMA data_version moves on its connection either
+		// way). Behind a write that changed nothing, they wait for the turn.
+		lost = c.drain(g)
+	}
 	if lost == nil {
 		if err := c.commitTimed(g); err != nil {
 			if !cAutocommit(k.h) {
 				_ = c.execOne("ROLLBACK")
 			}
 			lost = groupLost(err, "its group's COMMIT failed")
+		} else if g.othersChanged() {
+			cGroupCommittedOthers(k.h)
 		}
 	}
 	g.finish(c, lost)
-	if lost != nil && (own.err == nil || kept) {
+	if lost != nil && (own.err == nil || changed) {
 		own.err = lost
 	}
 	return own.err
@@ -548,6 +561,17 @@ const (
 	groupWaitWorth = 40 * time.Microsecond
 	groupMaxWait   = time.Millisecond
 )
+
+// othersChanged reports whether a write of another connection in g changed
+// rows that its COMMIT holds.
+func (g *group) othersChanged() bool {
+	for _, u := range g.done {
+		if u.after.total > u.before.total {
+			return true
+		}
+	}
+	return false
+}
 
 // finish acknowledges the group's writes that waited for its COMMIT, each
 // with its own result, or with lost, and counts the writes its COMMIT held.

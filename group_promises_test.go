@@ -693,6 +693,78 @@ func TestGroupCommitFailedWriteCounters(t *testing.T) {
 	}
 }
 
+// PRAGMA data_version on the group's connection and on a connection whose
+// write it ran moves as it does when each write commits alone: it moves on
+// a connection when another one committed a change since its last look. A
+// group's COMMIT holds another connection's change (the leader's moves),
+// and a write joins only one that changed rows (the joiner's moves, as its
+// own commit followed that change), not one that failed or changed nothing.
+func TestGroupCommitDataVersion(t *testing.T) {
+	ctx := context.Background()
+	leads := []string{"INSERT INTO c VALUES (100, -1)", "UPDATE c SET v = 1 WHERE id = -5", "INSERT INTO c(v) VALUES (1)"}
+	const write = "INSERT INTO c(v) VALUES (5)"
+	// dataVersions returns how much data_version moved on h and on a.
+	dataVersions := func(h, a *sql.Conn, run func()) [2]int64 {
+		var h0, a0, h1, a1 int64
+		if err := h.QueryRowContext(ctx, "PRAGMA data_version").Scan(&h0); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.QueryRowContext(ctx, "PRAGMA data_version").Scan(&a0); err != nil {
+			t.Fatal(err)
+		}
+		run()
+		if err := h.QueryRowContext(ctx, "PRAGMA data_version").Scan(&h1); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.QueryRowContext(ctx, "PRAGMA data_version").Scan(&a1); err != nil {
+			t.Fatal(err)
+		}
+		return [2]int64{h1 - h0, a1 - a0}
+	}
+
+	ref := openReaders(t, filepath.Join(t.TempDir(), "ref.db"))
+	testMustExec(t, ref, "CREATE TABLE c(id INTEGER PRIMARY KEY, v INT CHECK (v >= 0))")
+	_, rh, ra := threeConns(t, ref)
+	want := map[string][2]int64{}
+	for _, lead := range leads {
+		want[lead] = dataVersions(rh, ra, func() {
+			rh.ExecContext(ctx, lead) // the first fails, as in the group
+			if _, err := ra.ExecContext(ctx, write); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if want[leads[0]] != [2]int64{1, 0} || want[leads[2]] != [2]int64{1, 1} {
+		t.Fatalf("autocommit: data_version moved by %v: not what this test expects of SQLite", want)
+	}
+
+	db := openGrouped(t, filepath.Join(t.TempDir(), "g.db"), "")
+	testMustExec(t, db, "CREATE TABLE c(id INTEGER PRIMARY KEY, v INT CHECK (v >= 0))")
+	x, h, a := threeConns(t, db)
+	for _, lead := range leads {
+		got := dataVersions(h, a, func() {
+			hold, err := x.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g0, u0 := groupCounts()
+			_, err = queueBehind(t, db, hold,
+				func() error { _, err := h.ExecContext(ctx, lead); return err },
+				func() error { _, err := a.ExecContext(ctx, write); return err })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g1, u1 := groupCounts(); lead == leads[2] && (g1-g0 != 1 || u1-u0 != 2) {
+				t.Fatalf("%s: %d groups of %d writes, want the two writes in one", lead, g1-g0, u1-u0)
+			}
+		})
+		if got != want[lead] {
+			t.Errorf("%s, then a write queued behind it: data_version moved by %d on the leader and %d on the other; autocommit: %d, %d",
+				lead, got[0], got[1], want[lead][0], want[lead][1])
+		}
+	}
+}
+
 // A grouped write whose context ends while it runs is interrupted, as in
 // autocommit, and undone alone: SQLite rolls back the group's whole
 // transaction, and the group runs again the writes before it, which
